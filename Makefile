@@ -1,0 +1,31 @@
+# One entry point for users and CI. Everything runs inside .venv, created on demand,
+# so a fresh machine needs only Python 3 and make.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: install demo test lint bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --upgrade pip
+	$(BIN)/python -m pip install -e ".[test,plot,bench]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/python -m skggm_bench.demo
+
+lint: $(STAMP)
+	$(BIN)/ruff check skggm_bench tests examples
+
+test: $(STAMP) lint
+	$(BIN)/python -m pytest -q
+
+bench: $(STAMP)
+	$(BIN)/python -m pytest tests/benchmarks -q
+
+clean:
+	rm -rf $(VENV) build *.egg-info
