@@ -1,0 +1,164 @@
+"""The GraphicalModelGenerator contract, checked on every generator and graph kind."""
+
+import networkx as nx
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
+
+from skggm_bench.generators import (
+    DiagonalDominance,
+    PartialOrthogonalization,
+    TriangulatedOrthogonalization,
+    UniformChordal,
+)
+from skggm_bench.graphs import check_adjacency
+from tests.conftest import CHORDAL, GRAPHS, as_form
+
+GENERATORS = {
+    "DiagonalDominance": DiagonalDominance,
+    "PartialOrthogonalization": PartialOrthogonalization,
+    "TriangulatedOrthogonalization": TriangulatedOrthogonalization,
+    "UniformChordal": UniformChordal,
+    "UniformChordalMetropolis": lambda **kw: UniformChordal("metropolis", **kw),
+}
+NEEDS_CHORDAL = {"UniformChordal", "UniformChordalMetropolis"}
+
+
+def assert_valid_draws(draws: np.ndarray, adjacency: np.ndarray) -> None:
+    """Symmetric, PD, unit diagonal, exact zeros off the graph, finite float64."""
+    p = adjacency.shape[0]
+    assert draws.dtype == np.float64
+    assert draws.shape[1:] == (p, p)
+    assert np.all(np.isfinite(draws))
+    np.testing.assert_array_equal(draws, np.swapaxes(draws, 1, 2))
+    np.testing.assert_array_equal(np.diagonal(draws, axis1=1, axis2=2), 1.0)
+    off_graph = ~adjacency & ~np.eye(p, dtype=bool)
+    # Exact zeros: not 1e-17, and not -0.0 either.
+    assert np.all(draws[:, off_graph] == 0.0)
+    assert not np.any(np.signbit(draws[:, off_graph]))
+    assert np.all(np.linalg.eigvalsh(draws)[:, 0] > 0)
+    # Edges carry non-zero values (with probability one).
+    assert np.all(draws[:, adjacency] != 0.0)
+
+
+@pytest.mark.parametrize("form", ["networkx", "ndarray", "sparse"])
+@pytest.mark.parametrize("name", sorted(GENERATORS))
+def test_invariants_on_every_graph_kind(name, form, graph_name):
+    graph = GRAPHS[graph_name]
+    generator = GENERATORS[name](random_state=0)
+    if name in NEEDS_CHORDAL and graph_name not in CHORDAL:
+        with pytest.raises(ValueError, match="not chordal"):
+            generator.fit(as_form(graph, form))
+        return
+    draws = generator.fit(as_form(graph, form)).sample(20)
+    adjacency = nx.to_numpy_array(graph, nodelist=list(graph.nodes)) != 0
+    np.testing.assert_array_equal(generator.adjacency_, adjacency)
+    assert_valid_draws(draws, adjacency)
+
+
+@pytest.mark.parametrize("name", sorted(GENERATORS))
+def test_random_state_semantics(name):
+    graph = GRAPHS["chordal_random"]
+    make = GENERATORS[name]
+    first = make(random_state=7).fit(graph)
+    second = make(random_state=7).fit(graph)
+    a1, a2 = first.sample(3), first.sample(2)
+    b1, b2 = second.sample(3), second.sample(2)
+    np.testing.assert_array_equal(a1, b1)
+    np.testing.assert_array_equal(a2, b2)
+    assert not np.allclose(a1[:2], a2), "consecutive calls must give fresh draws"
+    # Refitting restarts the stream.
+    np.testing.assert_array_equal(first.fit(graph).sample(3), a1)
+    # A shared RandomState instance is advanced, not copied.
+    shared = np.random.RandomState(1)
+    c1 = make(random_state=shared).fit(graph).sample(2)
+    c2 = make(random_state=shared).fit(graph).sample(2)
+    assert not np.allclose(c1, c2)
+
+
+@pytest.mark.parametrize("name", sorted(GENERATORS))
+def test_sklearn_estimator_contract(name):
+    generator = GENERATORS[name](random_state=3)
+    params = generator.get_params()
+    cloned = clone(generator)
+    assert cloned.get_params() == params
+    assert cloned.set_params(random_state=4).random_state == 4
+    with pytest.raises(NotFittedError):
+        generator.sample(1)
+    generator.fit(GRAPHS["chain"])
+    assert not hasattr(clone(generator), "adjacency_")
+    for bad in (0, -1, 2.5, "3", True, None):
+        with pytest.raises(ValueError, match="n_samples"):
+            generator.sample(bad)
+
+
+@pytest.mark.parametrize(
+    "generator, message",
+    [
+        (UniformChordal(method="gibbs"), "method"),
+        (UniformChordal(n_burn_in=-1), "n_burn_in"),
+        (UniformChordal(proposal_scale=0.0), "proposal_scale"),
+        (DiagonalDominance(distribution="cauchy"), "distribution"),
+        (DiagonalDominance(perturbation=0), "perturbation"),
+        (PartialOrthogonalization(max_redraws=-2), "max_redraws"),
+        (TriangulatedOrthogonalization(triangulation="best"), "triangulation"),
+        (UniformChordal(random_state="seed"), "random_state"),
+    ],
+)
+def test_invalid_parameters_are_reported_at_fit(generator, message):
+    with pytest.raises(ValueError, match=message):
+        generator.fit(GRAPHS["chain"])
+
+
+@pytest.mark.parametrize(
+    "graph, error, message",
+    [
+        (np.ones((2, 3)), ValueError, "square"),
+        ([[0, 1], [0, 0]], ValueError, "symmetric"),
+        ([[1, 0], [0, 0]], ValueError, "self-loop"),
+        ([[0, np.nan], [np.nan, 0]], ValueError, "NaN"),
+        ([[0, 2], [2, 0]], ValueError, "0/1"),
+        (np.zeros((0, 0)), ValueError, "no nodes"),
+        (nx.DiGraph([(0, 1)]), ValueError, "directed"),
+        ("graph", TypeError, "networkx"),
+    ],
+)
+def test_bad_graphs_get_clear_errors(graph, error, message):
+    with pytest.raises(error, match=message):
+        TriangulatedOrthogonalization().fit(graph)
+
+
+def test_uniform_chordal_error_names_alternatives():
+    with pytest.raises(ValueError, match="TriangulatedOrthogonalization"):
+        UniformChordal().fit(nx.cycle_graph(4))
+
+
+def test_node_labels_follow_networkx_node_order():
+    graph = nx.Graph([("b", "a"), ("a", "c")])  # nodes in order b, a, c
+    draws = UniformChordal(random_state=0).fit(graph).sample(5)
+    # Matrix index 0 is "b", 1 is "a", 2 is "c": b and c are not adjacent.
+    assert np.all(draws[:, 0, 2] == 0.0)
+    assert np.all(draws[:, 0, 1] != 0.0)
+    np.testing.assert_array_equal(
+        check_adjacency(graph), [[0, 1, 0], [1, 0, 1], [0, 1, 0]]
+    )
+
+
+def test_partial_orthogonalization_works_at_large_p():
+    # The reference R package crashes at p >= 800; the issue asks for p = 2000 (that
+    # run lives in the benchmark script; p = 400 keeps this test fast).
+    graph = nx.gnp_random_graph(400, 0.01, seed=0)
+    draws = PartialOrthogonalization(random_state=0).fit(graph).sample(1)
+    assert_valid_draws(draws, check_adjacency(graph))
+
+
+def test_iter_samples_matches_sample_and_bounds_batches():
+    graph = GRAPHS["diamond"]
+    whole = UniformChordal(random_state=5).fit(graph).sample(7)
+    gen = UniformChordal(random_state=5).fit(graph)
+    batches = list(gen.iter_samples(7, batch_size=3))
+    assert [b.shape[0] for b in batches] == [3, 3, 1]
+    assert np.concatenate(batches).shape == whole.shape
+    with pytest.raises(ValueError, match="batch_size"):
+        next(gen.iter_samples(3, batch_size=0))
