@@ -4,12 +4,23 @@ Shared by :class:`PartialOrthogonalization` (i.i.d. Gaussian factor) and
 :class:`TriangulatedOrthogonalization` (uniform chordal Cholesky factor).
 
 For each row ``i`` in turn, ``q_i`` is projected off the span of the already
-processed rows ``q_j`` with ``j < i`` and ``j`` not adjacent to ``i``, then
-normalised. The Gram matrix ``M = Q Q^T`` of the processed rows is the output
-itself, so the projection is computed from it without any extra factorisation:
-with ``S`` the rows to remove and ``c = Q_S q_i``, the projection is
-``Q_S^T M_SS^{-1} c``. One solve of an ``|S| x |S|`` system per row, batched over
-the samples by LAPACK.
+processed rows ``q_j`` with ``j`` in ``S`` (``j < i`` and ``j`` not adjacent to
+``i``), then normalised. With ``M`` the Gram matrix of the processed rows (the
+output itself) and ``c = Q_S q_i``, the projection is ``Q_S^T M_SS^{-1} c``.
+
+Solving with ``M_SS`` afresh for every row costs ``O(|S|^3)``, which is
+``O(p^4)`` per matrix on sparse graphs. Instead the inverse ``K`` of the Gram
+matrix of *all* earlier rows is kept up to date by bordering (``O(i^2)`` per row),
+and ``M_SS^{-1}`` is obtained from it by the Schur-complement identity
+
+    M_SS^{-1} c = (K c~)_S - K_SN K_NN^{-1} (K c~)_N,    c~ = [c on S, 0 on N],
+
+where ``N`` are the earlier *neighbours* of ``i``: only a ``|N| x |N|`` system is
+solved. The total is ``O(p^3)`` per matrix. Maintaining ``K`` is memory-bound,
+though, so when the direct solves are small (dense graphs, small ``p``) they are
+cheaper: a cost model computed from the graph picks one strategy per call.
+Orthogonality is checked on the explicit rows either way, and a second pass
+corrects what rounding left over.
 """
 
 from __future__ import annotations
@@ -25,6 +36,9 @@ _VANISHING_RATIO = 1e-8
 # A second projection pass is done when the first leaves inner products larger than
 # this (relative to the row norm): "twice is enough" re-orthogonalisation.
 _REORTHOGONALISE_ABOVE = 1e-12
+# Relative cost of one memory-bound update of K (per entry) against one flop of a
+# batched LU solve; measured on the benchmark graphs (docs/performance.md).
+_BORDERING_COST = 8.0
 
 
 def earlier_non_neighbours(adjacency: np.ndarray) -> list[np.ndarray]:
@@ -61,41 +75,119 @@ def orthogonalize_rows(
     """
     n, p, _ = factors.shape
     gram = np.zeros((n, p, p))
+    inverse = np.zeros((n, p, p)) if _prefer_bordering(non_neighbours) else None
     for i in range(p):
+        remove = non_neighbours[i]
+        keep = np.setdiff1d(np.arange(i), remove, assume_unique=True)
         for attempt in range(max_redraws + 1):
-            vanished = _project_and_normalise(factors, gram, i, non_neighbours[i])
+            if inverse is None:
+                vanished = _project_direct(factors, gram, i, remove)
+            else:
+                vanished = _project_bordered(factors, inverse, i, remove, keep)
             if not vanished.any():
                 break
             if redraw_row is None or attempt == max_redraws:
                 raise np.linalg.LinAlgError(
                     f"row {i} became numerically zero after orthogonalisation against "
-                    f"{non_neighbours[i].size} earlier rows"
+                    f"{remove.size} earlier rows"
                     + ("" if redraw_row is None else f" in {max_redraws} redraws")
                 )
             factors[vanished, i] = redraw_row(i, vanished)
-        # Inner products with all earlier rows fill row/column i of the Gram matrix.
-        gram[:, :i, i] = np.einsum("nkp,np->nk", factors[:, :i], factors[:, i])
-        gram[:, i, :i] = gram[:, :i, i]
+        column = (factors[:, :i] @ factors[:, i, :, None])[..., 0]
+        gram[:, :i, i] = column
+        gram[:, i, :i] = column
         gram[:, i, i] = 1.0
+        if inverse is not None:
+            _border_inverse(inverse, column, i)
     return gram
 
 
-def _project_and_normalise(
+def _prefer_bordering(non_neighbours: list[np.ndarray]) -> bool:
+    """Whether maintaining ``K`` beats one direct ``|S| x |S|`` solve per row."""
+    removed = np.array([s.size for s in non_neighbours], dtype=float)
+    earlier = np.arange(len(non_neighbours), dtype=float)
+    kept = earlier - removed
+    direct = np.sum(removed**3)
+    bordered = np.sum(_BORDERING_COST * earlier**2 + np.where(removed > 0, kept**3, 0))
+    return bordered < direct
+
+
+def _border_inverse(inverse: np.ndarray, column: np.ndarray, i: int) -> None:
+    """Grow ``K = M[:i, :i]^{-1}`` to ``M[:i+1, :i+1]^{-1}`` in place.
+
+    ``M`` has a unit diagonal, so the new Schur complement is ``1 - b^T K b``.
+    """
+    if i == 0:
+        inverse[:, 0, 0] = 1.0
+        return
+    block = inverse[:, :i, :i]
+    k_column = (block @ column[..., None])[..., 0]
+    schur = 1.0 - np.einsum("ni,ni->n", column, k_column)
+    block += (k_column[:, :, None] * k_column[:, None, :]) / schur[:, None, None]
+    inverse[:, :i, i] = -k_column / schur[:, None]
+    inverse[:, i, :i] = inverse[:, :i, i]
+    inverse[:, i, i] = 1.0 / schur
+
+
+def _project_direct(
     factors: np.ndarray, gram: np.ndarray, i: int, remove: np.ndarray
 ) -> np.ndarray:
-    """Project row ``i`` off the rows ``remove`` and normalise; flag vanished rows."""
+    """Project row ``i`` off the rows ``remove`` by solving with ``M_SS``."""
     row = factors[:, i]
+    earlier = factors[:, :i]
     norm_before = np.linalg.norm(row, axis=1)
     if remove.size:
-        basis = factors[:, remove]
-        gram_block = gram[:, remove][:, :, remove]
+        gram_block = gram[:, remove[:, None], remove[None, :]]
+        weights = np.zeros((row.shape[0], 1, i))
         for _ in range(2):
-            inner = np.einsum("nsp,np->ns", basis, row)
+            inner = (earlier @ row[..., None])[:, remove, 0]
             scale = np.linalg.norm(row, axis=1)
             if np.all(np.abs(inner) <= _REORTHOGONALISE_ABOVE * scale[:, None]):
                 break
-            weights = np.linalg.solve(gram_block, inner[..., None])[..., 0]
-            row = row - np.einsum("nsp,ns->np", basis, weights)
+            solved = np.linalg.solve(gram_block, inner[..., None])
+            weights[:, 0, remove] = solved[..., 0]
+            row = row - (weights @ earlier)[:, 0]
+    return _normalise(factors, i, row, norm_before)
+
+
+def _project_bordered(
+    factors: np.ndarray,
+    inverse: np.ndarray,
+    i: int,
+    remove: np.ndarray,
+    keep: np.ndarray,
+) -> np.ndarray:
+    """Project row ``i`` off the rows ``remove`` through ``K`` (Schur identity).
+
+    In both strategies products are taken with the contiguous block of all earlier
+    rows rather than with a gathered copy of the rows in ``remove``: the extra
+    flops cost less than copying ``|remove| x p`` values per sample.
+    """
+    row = factors[:, i]
+    earlier = factors[:, :i]
+    norm_before = np.linalg.norm(row, axis=1)
+    if remove.size:
+        block = inverse[:, :i, :i]
+        neighbour_block = inverse[:, keep[:, None], keep[None, :]]
+        for _ in range(2):
+            inner = (earlier @ row[..., None])[..., 0]
+            inner[:, keep] = 0.0
+            scale = np.linalg.norm(row, axis=1)
+            if np.all(np.abs(inner) <= _REORTHOGONALISE_ABOVE * scale[:, None]):
+                break
+            weights = (block @ inner[..., None])[..., 0]
+            if keep.size:
+                correction = np.linalg.solve(neighbour_block, weights[:, keep, None])
+                weights -= (inverse[:, :i, keep] @ correction)[..., 0]
+                weights[:, keep] = 0.0
+            row = row - (weights[:, None, :] @ earlier)[:, 0]
+    return _normalise(factors, i, row, norm_before)
+
+
+def _normalise(
+    factors: np.ndarray, i: int, row: np.ndarray, norm_before: np.ndarray
+) -> np.ndarray:
+    """Store the normalised row ``i``; return which samples' rows vanished."""
     norm_after = np.linalg.norm(row, axis=1)
     vanished = norm_after <= _VANISHING_RATIO * norm_before
     safe = np.where(vanished, 1.0, norm_after)
