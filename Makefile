@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test lint bench clean
+.PHONY: install demo test lint bench docs clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,3 +29,7 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build *.egg-info
+
+docs: $(STAMP)
+	$(BIN)/python -m pip install -q -e ".[docs]"
+	SKGGM_DOCS_FAST=1 $(BIN)/sphinx-build -W --keep-going -b html docs docs/_build/html

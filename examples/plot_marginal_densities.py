@@ -30,9 +30,9 @@ from skggm_bench.generators import (
 )
 from skggm_bench.graphs import chain_graph, erdos_renyi_graph, triangulate
 
-parser = argparse.ArgumentParser(description=__doc__.split("\n")[1])
+parser = argparse.ArgumentParser(description="Marginal densities of the non-zero entries (Figures 3, 4, 6).")
 parser.add_argument("--n-draws", type=int, default=5000)
-parser.add_argument("--out", type=Path, default=Path("marginal_densities.png"))
+parser.add_argument("--out", type=Path, default=Path("figures") / "marginal_densities.png")
 args, _ = parser.parse_known_args()
 
 graph = erdos_renyi_graph(50, 0.05, random_state=1)
@@ -96,5 +96,6 @@ ax.legend(
 for ax in axes[-1]:
     ax.set_xlabel("entry value")
 fig.tight_layout()
+args.out.parent.mkdir(parents=True, exist_ok=True)
 fig.savefig(args.out, dpi=110)
 print(f"wrote {args.out}")

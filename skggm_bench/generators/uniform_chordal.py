@@ -151,7 +151,8 @@ class UniformChordal(GraphicalModelGenerator):
         Standard deviation of the Gaussian proposal noise (``"metropolis"`` only).
         The reference package's 0.01 with 100 steps is far from stationary.
     random_state : int, RandomState instance or None, default=None
-        Controls the draws; see :term:`random_state` in scikit-learn.
+        Controls the draws (scikit-learn semantics: an int gives reproducible
+        draws, consecutive calls to ``sample`` give fresh ones).
 
     Attributes
     ----------
