@@ -30,9 +30,13 @@ from skggm_bench.generators import (
 )
 from skggm_bench.graphs import chain_graph, erdos_renyi_graph, triangulate
 
-parser = argparse.ArgumentParser(description="Marginal densities of the non-zero entries (Figures 3, 4, 6).")
+parser = argparse.ArgumentParser(
+    description="Marginal densities of the non-zero entries (Figures 3, 4, 6)."
+)
 parser.add_argument("--n-draws", type=int, default=5000)
-parser.add_argument("--out", type=Path, default=Path("figures") / "marginal_densities.png")
+parser.add_argument(
+    "--out", type=Path, default=Path("figures") / "marginal_densities.png"
+)
 args, _ = parser.parse_known_args()
 
 graph = erdos_renyi_graph(50, 0.05, random_state=1)

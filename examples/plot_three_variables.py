@@ -31,7 +31,9 @@ from skggm_bench.generators import (
 )
 from skggm_bench.graphs import chain_graph
 
-parser = argparse.ArgumentParser(description="The 3-chain scatter of the paper (Figure 2).")
+parser = argparse.ArgumentParser(
+    description="The 3-chain scatter of the paper (Figure 2)."
+)
 parser.add_argument("--n-draws", type=int, default=5000)
 parser.add_argument("--out", type=Path, default=Path("figures") / "three_variables.png")
 args, _ = parser.parse_known_args()
