@@ -162,3 +162,23 @@ def test_iter_samples_matches_sample_and_bounds_batches():
     assert np.concatenate(batches).shape == whole.shape
     with pytest.raises(ValueError, match="batch_size"):
         next(gen.iter_samples(3, batch_size=0))
+
+
+def test_iter_samples_peak_memory_follows_the_batch_not_the_total():
+    import tracemalloc
+
+    generator = TriangulatedOrthogonalization(random_state=0).fit(
+        nx.gnp_random_graph(30, 0.1, seed=0)
+    )
+    batch_bytes = 500 * 30 * 30 * 8
+    tracemalloc.start()
+    total = 0
+    for batch in generator.iter_samples(20_000, batch_size=500):
+        total += batch.shape[0]
+        del batch
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert total == 20_000
+    # All 20 000 draws would take 40x a batch; the sampler's working arrays (factor,
+    # Gram matrix, inverse, one batch) take a small multiple of one batch.
+    assert peak < 8 * batch_bytes
