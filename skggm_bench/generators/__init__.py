@@ -5,15 +5,22 @@ Every sampler is a :class:`GraphicalModelGenerator`: ``fit(graph)`` then
 """
 
 from ._base import GraphicalModelGenerator
+from .baselines import CholeskyProduct, EigenShift
 from .diagonal_dominance import DiagonalDominance
+from .g_wishart import GWishart
 from .partial_orthogonalization import PartialOrthogonalization
+from .spectral_control import SpectralControl
 from .triangulated_orthogonalization import TriangulatedOrthogonalization
 from .uniform_chordal import UniformChordal
 
 __all__ = [
+    "CholeskyProduct",
     "DiagonalDominance",
+    "EigenShift",
+    "GWishart",
     "GraphicalModelGenerator",
     "PartialOrthogonalization",
+    "SpectralControl",
     "TriangulatedOrthogonalization",
     "UniformChordal",
 ]
