@@ -21,8 +21,11 @@ demo: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check skggm_bench tests examples
 
+# One BLAS thread per process in tests: batched small LAPACK calls are up to 40x
+# slower with threads competing on a busy 2-core machine, and the harness's own
+# parallelism (joblib) is what the tests exercise.
 test: $(STAMP) lint
-	$(BIN)/python -m pytest -q
+	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(BIN)/python -m pytest -q
 
 bench: $(STAMP)
 	$(BIN)/python -m pytest tests/benchmarks -q
