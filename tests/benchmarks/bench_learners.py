@@ -1,0 +1,105 @@
+"""Fit time of every learner at p=100, n=200 on one core (not a unit test).
+
+Run from the repository root:
+
+    .venv/bin/python tests/benchmarks/bench_learners.py [--repeats 5]
+
+BLAS is limited to one thread (threadpoolctl) so the figures are per-core. The
+data are Gaussian with a sparse random precision matrix (5% of pairs are edges,
+the sparsest density of the Krämer et al. 2009 grid; partial correlations of
+magnitude about 0.1-0.3). TPR/PPV of the edge decisions are printed for context.
+Reported: median wall-clock and median CPU (process) time over the repeats, in
+seconds. CPU time is the figure to compare on a loaded machine.
+"""
+
+import argparse
+import statistics
+import time
+import warnings
+
+import numpy as np
+from sklearn.covariance import OAS, GraphicalLassoCV, LedoitWolf
+from threadpoolctl import threadpool_limits
+
+from skggm_bench.learners import (
+    AdaptiveLassoNetwork,
+    LassoNetwork,
+    LocalFDRSelector,
+    PLSNetwork,
+    RidgeNetwork,
+    ShrinkagePartialCorrelation,
+)
+
+
+def sparse_gaussian_data(n_features: int, n_samples: int, density: float, seed: int):
+    """Gaussian data whose precision matrix has a random sparse graph.
+
+    Edge weights are +-U(0.2, 0.4), scaled down when needed so that the unit-
+    diagonal precision ``I - W`` has smallest eigenvalue >= 0.2; its partial
+    correlations are then the entries of ``W``.
+    """
+    rng = np.random.default_rng(seed)
+    upper = np.triu(rng.random((n_features, n_features)) < density, k=1)
+    signs = rng.choice([-1.0, 1.0], upper.shape)
+    weights = upper * rng.uniform(0.2, 0.4, size=upper.shape) * signs
+    weights = weights + weights.T
+    largest = np.abs(np.linalg.eigvalsh(weights)).max()
+    weights *= min(1.0, 0.8 / largest)
+    covariance = np.linalg.inv(np.eye(n_features) - weights)
+    X = rng.multivariate_normal(np.zeros(n_features), covariance, size=n_samples)
+    return X, upper
+
+
+LEARNERS = {
+    "ShrinkagePartialCorrelation": lambda: ShrinkagePartialCorrelation(),
+    "LassoNetwork": lambda: LassoNetwork(random_state=0),
+    "LassoNetwork(cv_1se)": lambda: LassoNetwork(
+        penalty_selection="cv_1se", random_state=0
+    ),
+    "AdaptiveLassoNetwork": lambda: AdaptiveLassoNetwork(random_state=0),
+    "RidgeNetwork": lambda: RidgeNetwork(random_state=0),
+    "PLSNetwork": lambda: PLSNetwork(random_state=0),
+    "LocalFDRSelector(LedoitWolf)": lambda: LocalFDRSelector(LedoitWolf()),
+    "LocalFDRSelector(OAS)": lambda: LocalFDRSelector(OAS()),
+    "GraphicalLassoCV (sklearn, for scale)": lambda: GraphicalLassoCV(),
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--n-features", type=int, default=100)
+    parser.add_argument("--n-samples", type=int, default=200)
+    args = parser.parse_args()
+    X, truth = sparse_gaussian_data(
+        args.n_features, args.n_samples, density=0.05, seed=0
+    )
+    print(f"p={args.n_features}, n={args.n_samples}, repeats={args.repeats}, 1 thread")
+    print(f"| {'learner':40s} | wall (s) | CPU (s) | edges | TPR  | PPV  |")
+    print(f"|{'-' * 42}|----------|---------|-------|------|------|")
+    n_true = truth.sum()
+    with threadpool_limits(limits=1), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # convergence chatter of GraphicalLassoCV
+        for name, make in LEARNERS.items():
+            walls, cpus = [], []
+            for _ in range(args.repeats):
+                estimator = make()
+                wall, cpu = time.perf_counter(), time.process_time()
+                estimator.fit(X)
+                walls.append(time.perf_counter() - wall)
+                cpus.append(time.process_time() - cpu)
+            if hasattr(estimator, "adjacency_"):
+                edges = np.triu(estimator.adjacency_, k=1)
+            else:
+                edges = np.triu(estimator.precision_ != 0, k=1)
+            hits = np.sum(edges & truth)
+            wall, cpu = statistics.median(walls), statistics.median(cpus)
+            tpr, ppv = hits / n_true, hits / max(edges.sum(), 1)
+            print(
+                f"| {name:40s} | {wall:8.3f} | {cpu:7.3f} "
+                f"| {edges.sum():5d} | {tpr:.2f} | {ppv:.2f} |"
+            )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,229 @@
+import numpy as np
+import pytest
+from conftest import chain_precision, gaussian_sample
+from sklearn.base import clone
+from sklearn.cross_decomposition import PLSRegression
+from sklearn.linear_model import Lasso, Ridge
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from skggm_bench.learners import (
+    AdaptiveLassoNetwork,
+    LassoNetwork,
+    PLSNetwork,
+    RidgeNetwork,
+    partial_correlation_from_precision,
+)
+from skggm_bench.learners._cross_validation import make_folds
+from skggm_bench.learners._nodewise_lasso import nodewise_lasso
+from skggm_bench.learners._nodewise_pls import _kernel_pls_all_nodes
+from skggm_bench.learners._nodewise_ridge import nodewise_ridge
+from skggm_bench.learners._utils import standardize_columns
+
+LEARNERS = [LassoNetwork, AdaptiveLassoNetwork, RidgeNetwork, PLSNetwork]
+
+
+@pytest.fixture(scope="module")
+def chain_data():
+    """p=12 chain (pcor 0.4) plus one -0.3 edge, n=150: a moderately hard case."""
+    return gaussian_sample(_small_chain(), 150, seed=7)
+
+
+def _small_chain() -> np.ndarray:
+    K = np.eye(12) - 0.4 * (np.eye(12, k=1) + np.eye(12, k=-1))
+    K[0, 6] = K[6, 0] = 0.3
+    return K
+
+
+def _sample_partial_correlation(X: np.ndarray) -> np.ndarray:
+    return partial_correlation_from_precision(np.linalg.inv(np.cov(X, rowvar=False)))
+
+
+# --- the regression engines against scikit-learn's own estimators -------------
+
+
+def test_ridge_engine_equals_sklearn_ridge(chain_data):
+    Z, _ = standardize_columns(chain_data)
+    n, p = Z.shape
+    folds = make_folds(5, n, random_state=0)
+    alphas = np.logspace(-3, 1, 9)
+    coef, alpha, cv_errors = nodewise_ridge(Z, folds, alphas=alphas)
+    for i in (0, 5, 11):
+        rest = np.delete(np.arange(p), i)
+        ridge = Ridge(alpha=alpha[i] * n).fit(Z[:, rest], Z[:, i])
+        np.testing.assert_allclose(coef[i, rest], ridge.coef_, atol=1e-12)
+        # CV error of fold 0 at the 4th-strongest penalty (grid sorted decreasingly).
+        train, test = folds[0]
+        penalty = np.sort(alphas)[::-1][3]
+        fold_fit = Ridge(alpha=penalty * train.size).fit(Z[train][:, rest], Z[train, i])
+        error = np.mean((Z[test, i] - fold_fit.predict(Z[test][:, rest])) ** 2)
+        assert cv_errors[i, 0, 3] == pytest.approx(error, rel=1e-10)
+
+
+def test_pls_engine_equals_sklearn_pls(chain_data):
+    Z, _ = standardize_columns(chain_data)
+    p = Z.shape[1]
+    coefs = _kernel_pls_all_nodes(Z.T @ Z, 6)
+    for i in (0, 7):
+        rest = np.delete(np.arange(p), i)
+        for k in (1, 3, 6):
+            pls = PLSRegression(n_components=k, scale=False).fit(Z[:, rest], Z[:, i])
+            np.testing.assert_allclose(
+                coefs[k - 1][rest, i], pls.coef_.ravel(), atol=1e-10
+            )
+            assert coefs[k - 1][i, i] == 0.0
+
+
+def test_unpenalised_limits_give_sample_partial_correlations(chain_data):
+    # Ridge with a vanishing penalty and PLS with all p - 1 components are OLS,
+    # whose node-wise coefficients give exactly the sample partial correlations.
+    expected = _sample_partial_correlation(chain_data)
+    ridge = RidgeNetwork(alphas=[1e-12], random_state=0).fit(chain_data)
+    np.testing.assert_allclose(ridge.partial_correlation_, expected, atol=1e-8)
+    Z, _ = standardize_columns(chain_data)
+    from skggm_bench.learners import partial_correlation_from_coefficients
+
+    ols = _kernel_pls_all_nodes(Z.T @ Z, Z.shape[1] - 1)[-1].T
+    np.testing.assert_allclose(
+        partial_correlation_from_coefficients(ols), expected, atol=1e-8
+    )
+
+
+def test_lasso_coefficients_equal_sklearn_lasso_at_the_chosen_penalty(chain_data):
+    est = LassoNetwork(random_state=0).fit(chain_data)
+    Z, _ = standardize_columns(chain_data)
+    for i in (0, 6, 11):
+        rest = np.delete(np.arange(Z.shape[1]), i)
+        lasso = Lasso(alpha=est.alpha_[i], tol=1e-10, max_iter=100_000).fit(
+            Z[:, rest], Z[:, i]
+        )
+        # The path is solved to scikit-learn's default duality-gap tolerance 1e-4.
+        np.testing.assert_allclose(est.coef_[i, rest], lasso.coef_, atol=2e-3)
+        assert np.array_equal(est.coef_[i, rest] != 0, lasso.coef_ != 0)
+
+
+def test_adaptive_lasso_is_a_weighted_lasso_on_the_first_stage_support(chain_data):
+    est = AdaptiveLassoNetwork(random_state=0).fit(chain_data)
+    Z, _ = standardize_columns(chain_data)
+    # Never selects what the first stage excluded.
+    assert np.all((est.coef_ != 0) <= (est.initial_coef_ != 0))
+    for i in (0, 5):
+        support = np.flatnonzero(est.initial_coef_[i])
+        weights = np.abs(est.initial_coef_[i, support])
+        weights /= weights.max()  # the node's weights are scaled to a maximum of 1
+        lasso = Lasso(alpha=est.alpha_[i], tol=1e-10, max_iter=100_000)
+        lasso.fit(Z[:, support] * weights, Z[:, i])
+        np.testing.assert_allclose(
+            est.coef_[i, support], lasso.coef_ * weights, atol=2e-3
+        )
+
+
+def test_lasso_early_stop_selects_the_same_penalties_as_the_full_grid():
+    # p close to n: the CV curve turns up steeply after its minimum, so the early
+    # stop must trigger (NaNs present) without changing any selected penalty.
+    X = gaussian_sample(chain_precision(40), 60, seed=3)
+    Z, _ = standardize_columns(X)
+    folds = make_folds(5, 60, random_state=0)
+    early = nodewise_lasso(Z, folds)
+    full = nodewise_lasso(Z, folds, stop_ratio=None)
+    assert np.isnan(early[2]).any() and not np.isnan(full[2]).any()
+    np.testing.assert_array_equal(early[1], full[1])
+    np.testing.assert_allclose(early[0], full[0], atol=1e-12)
+
+
+# --- estimator behaviour ----------------------------------------------------
+
+
+def test_one_standard_error_rule_penalises_more(chain_data):
+    at_min = LassoNetwork(random_state=0).fit(chain_data)
+    one_se = LassoNetwork(penalty_selection="cv_1se", random_state=0).fit(chain_data)
+    assert np.all(one_se.alpha_ >= at_min.alpha_)
+    assert one_se.adjacency_.sum() <= at_min.adjacency_.sum()
+
+
+def test_or_rule_contains_and_rule(chain_data):
+    and_rule = LassoNetwork(random_state=0).fit(chain_data)
+    or_rule = LassoNetwork(rule="or", random_state=0).fit(chain_data)
+    assert np.all(and_rule.adjacency_ <= or_rule.adjacency_)
+    selected = or_rule.coef_ != 0
+    np.testing.assert_array_equal(or_rule.adjacency_, selected | selected.T)
+
+
+@pytest.mark.parametrize("learner", LEARNERS, ids=lambda c: c.__name__)
+def test_fitted_attributes_and_reproducibility(learner, chain_data):
+    est = learner(random_state=42).fit(chain_data)
+    p = chain_data.shape[1]
+    pcor, adjacency = est.partial_correlation_, est.adjacency_
+    assert pcor.shape == adjacency.shape == (p, p)
+    np.testing.assert_array_equal(pcor, pcor.T)
+    np.testing.assert_array_equal(np.diag(pcor), 0.0)
+    assert adjacency.dtype == bool and not adjacency.diagonal().any()
+    np.testing.assert_array_equal(adjacency, adjacency.T)
+    assert np.all(np.abs(pcor) <= 1.0)
+    again = clone(est).fit(chain_data)
+    np.testing.assert_array_equal(again.partial_correlation_, pcor)
+    np.testing.assert_array_equal(again.adjacency_, adjacency)
+    other = learner(random_state=43).fit(chain_data)
+    assert not np.array_equal(other.cv_errors_, est.cv_errors_)  # other folds
+
+
+@pytest.mark.parametrize("learner", LEARNERS, ids=lambda c: c.__name__)
+def test_invariant_to_units_and_works_in_a_pipeline(learner, chain_data):
+    scales = np.linspace(0.1, 10.0, chain_data.shape[1])
+    plain = learner(random_state=0).fit(chain_data)
+    piped = make_pipeline(StandardScaler(), learner(random_state=0))
+    piped.fit(chain_data * scales - 4.0)
+    np.testing.assert_allclose(
+        piped[-1].partial_correlation_, plain.partial_correlation_, atol=1e-9
+    )
+    np.testing.assert_array_equal(piped[-1].adjacency_, plain.adjacency_)
+
+
+@pytest.mark.parametrize("learner", LEARNERS, ids=lambda c: c.__name__)
+def test_single_feature_and_constant_column(learner):
+    rng = np.random.default_rng(0)
+    single = learner(random_state=0).fit(rng.standard_normal((30, 1)))
+    np.testing.assert_array_equal(single.partial_correlation_, [[0.0]])
+    X = gaussian_sample(_small_chain(), 100, seed=1)
+    X[:, 4] = 2.5
+    est = learner(random_state=0).fit(X)
+    np.testing.assert_array_equal(est.partial_correlation_[4], 0.0)
+    assert not est.adjacency_[4].any()
+
+
+@pytest.mark.parametrize("learner", LEARNERS, ids=lambda c: c.__name__)
+def test_bad_input_is_rejected(learner):
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="cv=5 folds need at least 5 samples"):
+        learner().fit(rng.standard_normal((4, 3)))
+    with pytest.raises(ValueError, match="penalty_selection"):
+        learner(penalty_selection="aic").fit(rng.standard_normal((20, 3)))
+    with pytest.raises(ValueError, match="NaN"):
+        learner().fit(np.full((20, 3), np.nan))
+
+
+def test_invalid_specific_parameters():
+    X = np.random.default_rng(0).standard_normal((20, 3))
+    with pytest.raises(ValueError, match="rule"):
+        LassoNetwork(rule="xor").fit(X)
+    with pytest.raises(ValueError, match="positive"):
+        RidgeNetwork(alphas=[1.0, -1.0]).fit(X)
+    with pytest.raises(ValueError, match="max_components"):
+        PLSNetwork(max_components=0).fit(X)
+
+
+def test_ridge_default_grid_tops_out_at_parcors_largest_penalty(chain_data):
+    est = RidgeNetwork(alphas=7).fit(chain_data)
+    grid = est._penalty_grid(12)
+    assert grid.size == 7
+    assert grid.max() == pytest.approx(0.1 * 12) and grid.min() == pytest.approx(1.2e-6)
+    assert np.all(est.alpha_ <= 1.2 + 1e-12)
+
+
+def test_pls_number_of_components_is_capped(chain_data):
+    est = PLSNetwork(max_components=3, random_state=0).fit(chain_data)
+    assert est.cv_errors_.shape[2] == 3
+    assert set(est.n_components_) <= {1, 2, 3}
+    with pytest.warns(UserWarning, match="only 6 statistics"):
+        small = PLSNetwork(random_state=0).fit(chain_data[:, :4])
+    assert small.cv_errors_.shape[2] == 3  # p - 1 predictors
