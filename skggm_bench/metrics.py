@@ -44,8 +44,11 @@ that the estimator exposes (an attribute that is missing or ``None`` is skipped)
 Edge scores (:func:`edge_scores_from_estimator`) need a ranking, so the continuous
 matrix comes first: absolute partial correlations from ``precision_``
 (``model="concentration"``) or absolute correlations from ``covariance_``
-(``model="covariance"``); only if that matrix is missing is ``adjacency_`` used, as
-0/1 scores (its ROC curve then has a single operating point).
+(``model="covariance"``). A concentration-graph estimator without ``precision_``
+but with ``partial_correlation_`` (the node-wise regressions of
+:mod:`skggm_bench.learners`) is scored by ``|partial_correlation_|``. Only if none
+of these is present is ``adjacency_`` used, as 0/1 scores (its ROC curve then has a
+single operating point).
 
 ``tol`` is applied to the *standardised* matrix rather than to raw entries so that
 it does not depend on the units of the variables; "non-zero" means "above numerical
@@ -1136,14 +1139,32 @@ def edges_from_estimator(
     return _absolute_standardised(matrix, f"estimator.{attribute}") > tol
 
 
+def _absolute_partial_correlation(partial: Any) -> NDArray[np.float64]:
+    """``|partial_correlation_|`` validated as a symmetric matrix in [-1, 1]."""
+    matrix = np.asarray(partial, dtype=np.float64)
+    name = "estimator.partial_correlation_"
+    if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
+        raise ValueError(f"{name} must be a square matrix, got shape {matrix.shape}")
+    if not np.all(np.isfinite(matrix)):
+        raise ValueError(f"{name} contains NaN or infinite values")
+    if np.abs(matrix).max(initial=0.0) > 1.0 + 1e-8:
+        raise ValueError(f"{name} has entries outside [-1, 1]")
+    if not np.allclose(matrix, matrix.T, rtol=0.0, atol=1e-8):
+        raise ValueError(f"{name} is not symmetric")
+    scores = np.abs(matrix)
+    np.fill_diagonal(scores, 0.0)
+    return scores
+
+
 def edge_scores_from_estimator(
     estimator: Any, *, model: Model = "concentration"
 ) -> NDArray[np.float64]:
     """Edge scores of a fitted estimator, following the estimator protocol.
 
     Absolute partial correlations from ``precision_`` (``model="concentration"``)
-    or absolute correlations from ``covariance_`` (``model="covariance"``); if that
-    matrix is missing, ``adjacency_`` as 0/1 scores. The full rules are in the
+    or absolute correlations from ``covariance_`` (``model="covariance"``); for a
+    concentration graph without ``precision_``, ``|partial_correlation_|`` (node-wise
+    learners); failing all that, ``adjacency_`` as 0/1 scores. The full rules are in the
     *estimator protocol* section of the :mod:`skggm_bench.metrics` module
     docstring.
 
@@ -1181,6 +1202,9 @@ def edge_scores_from_estimator(
     matrix = _fitted_attribute(estimator, attribute)
     if matrix is not None:
         return _absolute_standardised(matrix, f"estimator.{attribute}")
+    partial = _fitted_attribute(estimator, "partial_correlation_")
+    if partial is not None and model == "concentration":
+        return _absolute_partial_correlation(partial)
     adjacency = _fitted_attribute(estimator, "adjacency_")
     if adjacency is not None:
         return _check_adjacency(adjacency, "estimator.adjacency_").astype(np.float64)

@@ -901,3 +901,19 @@ def test_cross_validate_with_score_based_scorer(chain_data):
     # 11/66 = 0.17 (AP).
     assert np.all(result["test_auc"] > 0.95)
     assert np.all(result["test_ap"] > 0.85)
+
+
+def test_scores_fall_back_to_partial_correlation_before_adjacency():
+    from skggm_bench.metrics import edge_scores_from_estimator
+
+    class NodeWise:
+        partial_correlation_ = np.array(
+            [[0.0, -0.6, 0.1], [-0.6, 0.0, 0.0], [0.1, 0.0, 0.0]]
+        )
+        adjacency_ = np.array([[0, 1, 0], [1, 0, 0], [0, 0, 0]], dtype=bool)
+
+    scores = edge_scores_from_estimator(NodeWise())
+    np.testing.assert_allclose(scores, np.abs(NodeWise.partial_correlation_))
+    # For a covariance graph, partial correlations say nothing: adjacency is used.
+    covariance_scores = edge_scores_from_estimator(NodeWise(), model="covariance")
+    np.testing.assert_array_equal(covariance_scores, NodeWise.adjacency_.astype(float))
