@@ -1,0 +1,546 @@
+"""Figures of benchmark results: recovery curves, leaderboards and rank shifts.
+
+matplotlib is an optional dependency (``pip install 'skggm-bench[plot]'``); it is
+imported when a function here is called, never at import time. Figures are built
+as :class:`matplotlib.figure.Figure` objects without :mod:`matplotlib.pyplot`, so
+they do not pile up in pyplot's global registry (a report draws many) and work with
+any backend; save them with ``fig.savefig(path)`` or show them in a notebook.
+
+* :func:`plot_results` / :func:`plot_curves`: a metric (by default TPR and PPV)
+  against the sample size, one line per learner, one column per generator, one
+  figure per density -- the layout of figures 7 and 8 of Córdoba et al.
+* :func:`plot_leaderboard`: mean ranks with their bootstrap intervals.
+* :func:`plot_rank_shift`: each learner's position under two generators (a bump
+  chart), the picture of the paper's main point.
+
+Each learner has the same colour in every panel and figure (colours follow the
+sorted learner names). A point where some fits failed or timed out is drawn with a
+hollow marker: its mean is over the fits that finished, which may flatter the
+learner.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+import scipy.stats
+
+if TYPE_CHECKING:  # matplotlib is optional: imported for annotations only
+    from matplotlib.figure import Figure
+
+__all__ = ["plot_curves", "plot_leaderboard", "plot_rank_shift", "plot_results"]
+
+_METRIC_LABELS = {
+    "tpr": "TPR (power)",
+    "ppv": "PPV (true discovery rate)",
+    "fpr": "FPR",
+    "f1": "F1",
+    "mcc": "MCC",
+    "shd": "SHD",
+    "roc_auc": "ROC AUC",
+    "average_precision": "average precision",
+    "fit_time": "fit time (s)",
+}
+# Natural ranges: the t-interval of a bounded metric is clipped to them for display.
+_RANGES = {
+    "tpr": (0.0, 1.0),
+    "ppv": (0.0, 1.0),
+    "fpr": (0.0, 1.0),
+    "f1": (0.0, 1.0),
+    "mcc": (-1.0, 1.0),
+    "roc_auc": (0.0, 1.0),
+    "average_precision": (0.0, 1.0),
+    "shd": (0.0, np.inf),
+    "fit_time": (0.0, np.inf),
+}
+_REQUIRED = ("generator", "learner", "density", "n_features", "n_samples", "status")
+
+
+def _figure_class() -> type:
+    """matplotlib's Figure, or an ImportError that says how to get it."""
+    try:
+        from matplotlib.figure import Figure
+    except ImportError as exc:
+        raise ImportError(
+            "skggm_bench.plotting needs matplotlib, an optional dependency; install "
+            "it with: pip install 'skggm-bench[plot]'  (or: pip install matplotlib)"
+        ) from exc
+    return Figure
+
+
+def _label(metric: str) -> str:
+    return _METRIC_LABELS.get(metric, metric)
+
+
+def _colours(learners: Sequence[str]) -> dict[str, Any]:
+    """One fixed colour per learner (tab10, then tab20 for many learners)."""
+    from matplotlib import colormaps
+
+    names = sorted(learners)
+    cmap = colormaps["tab10" if len(names) <= 10 else "tab20"]
+    return {name: cmap(i % cmap.N) for i, name in enumerate(names)}
+
+
+def _check_results(frame: Any, metrics: Sequence[str]) -> pd.DataFrame:
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(
+            f"frame must be a pandas DataFrame of results, got {type(frame).__name__}"
+        )
+    missing = [c for c in (*_REQUIRED, *metrics) if c not in frame.columns]
+    if missing:
+        raise ValueError(f"frame lacks the columns {missing}")
+    if frame.empty:
+        raise ValueError("frame has no rows: there is nothing to plot")
+    return frame
+
+
+def _as_metrics(metrics: str | Sequence[str]) -> list[str]:
+    metrics = [metrics] if isinstance(metrics, str) else list(metrics)
+    if not metrics:
+        raise ValueError("metrics is empty: give at least one metric to plot")
+    return metrics
+
+
+def _select_n_features(frame: pd.DataFrame, n_features: int | None) -> pd.DataFrame:
+    values = sorted(int(p) for p in frame["n_features"].unique())
+    if n_features is None:
+        if len(values) > 1:
+            raise ValueError(
+                f"the results have several n_features {values}; choose one with "
+                "n_features="
+            )
+        return frame
+    if n_features not in values:
+        raise ValueError(f"n_features={n_features} is not in the results: {values}")
+    return frame[frame["n_features"] == n_features]
+
+
+def _density_mask(frame: pd.DataFrame, density: float | None) -> pd.Series:
+    if density is None or (isinstance(density, float) and np.isnan(density)):
+        return frame["density"].isna()
+    return np.isclose(frame["density"].astype(float), density, rtol=0, atol=1e-12)
+
+
+def _density_title(density: float | None) -> str:
+    return "family default density" if density is None else f"density {density:g}"
+
+
+def _curve(rows: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """Per sample size: mean over ok rows, 95% t-interval, failures present."""
+    ok = rows["status"] == "ok"
+    values = rows[metric].where(ok)
+    grouped = values.groupby(rows["n_samples"])
+    summary = pd.DataFrame(
+        {
+            "mean": grouped.mean(),
+            "std": grouped.std(ddof=1),
+            "count": grouped.count(),
+            "failed": (~ok).groupby(rows["n_samples"]).sum(),
+        }
+    )
+    # Student t because repeats are few (often 4-20); no interval from one value.
+    dof = (summary["count"] - 1).clip(lower=1)
+    half = scipy.stats.t.ppf(0.975, dof) * summary["std"] / np.sqrt(summary["count"])
+    summary["half_width"] = half.where(summary["count"] > 1)
+    return summary.sort_index()
+
+
+def plot_curves(
+    frame: pd.DataFrame,
+    density: float | None,
+    *,
+    metrics: str | Sequence[str] = ("tpr", "ppv"),
+    generators: Sequence[str] | None = None,
+    learners: Sequence[str] | None = None,
+    n_features: int | None = None,
+    figsize: tuple[float, float] | None = None,
+) -> Figure:
+    """Metrics against sample size at one density; a column of panels per generator.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Benchmark results (the schema of ``BenchmarkResult.frame``).
+    density : float or None
+        The density to plot (None for rows without a density).
+    metrics : str or sequence of str, default=("tpr", "ppv")
+        One row of panels per metric.
+    generators, learners : sequence of str or None, default=None
+        Subsets and orders to show (default: all, in sorted order).
+    n_features : int or None, default=None
+        Required when the results have several numbers of variables.
+    figsize : tuple of float or None, default=None
+        Figure size in inches (default: 4 x 3 per panel).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Lines are means over the successful repeats with a shaded 95% Student-t
+        interval; hollow markers flag points where some fits failed. Each line's
+        label is the learner's name; panel titles name the generator.
+
+    Raises
+    ------
+    ImportError
+        If matplotlib is not installed.
+    ValueError
+        If a column is missing, the density or a generator is not in the results.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from skggm_bench.plotting import plot_curves
+    >>> frame = pd.DataFrame({
+    ...     "generator": "G", "learner": ["a", "a", "b", "b"], "density": 0.1,
+    ...     "n_features": 10, "n_samples": [50, 100] * 2, "repeat": 0,
+    ...     "tpr": [0.2, 0.4, 0.3, 0.6], "ppv": [0.9, 0.9, 0.8, 0.7],
+    ...     "status": "ok"})
+    >>> fig = plot_curves(frame, 0.1)
+    >>> [(ax.get_title(), ax.get_ylabel()) for ax in fig.axes]
+    [('G', 'TPR (power)'), ('', 'PPV (true discovery rate)')]
+    >>> [line.get_label() for line in fig.axes[0].get_lines()]
+    ['a', 'b']
+    """
+    figure_class = _figure_class()
+    metrics = _as_metrics(metrics)
+    frame = _select_n_features(_check_results(frame, metrics), n_features)
+    frame = frame[_density_mask(frame, density)]
+    if frame.empty:
+        raise ValueError(f"no results at density={density}")
+    generators = _subset(frame, "generator", generators)
+    learners = _subset(frame, "learner", learners)
+    colours = _colours(frame["learner"].unique())
+    n_rows, n_cols = len(metrics), len(generators)
+    fig = figure_class(
+        figsize=figsize or (4 * n_cols, 3 * n_rows), layout="constrained"
+    )
+    axes = fig.subplots(n_rows, n_cols, squeeze=False, sharex=True, sharey="row")
+    any_failed = False
+    for i, metric in enumerate(metrics):
+        for j, generator in enumerate(generators):
+            ax = axes[i, j]
+            for learner in learners:
+                rows = frame[
+                    (frame["generator"] == generator) & (frame["learner"] == learner)
+                ]
+                if rows.empty:
+                    continue
+                curve = _curve(rows, metric)
+                failed = curve["failed"] > 0
+                any_failed |= bool(failed.any())
+                colour = colours[learner]
+                ax.plot(curve.index, curve["mean"], "-", color=colour, label=learner)
+                for hollow in (False, True):
+                    points = curve[failed == hollow]
+                    ax.scatter(
+                        points.index,
+                        points["mean"],
+                        edgecolors=[colour],
+                        facecolors="none" if hollow else [colour],
+                        zorder=3,
+                        s=18,
+                    )
+                low, high = _RANGES.get(metric, (-np.inf, np.inf))
+                ax.fill_between(
+                    curve.index,
+                    (curve["mean"] - curve["half_width"]).clip(lower=low),
+                    (curve["mean"] + curve["half_width"]).clip(upper=high),
+                    color=colour,
+                    alpha=0.15,
+                    linewidth=0,
+                )
+            if i == 0:
+                ax.set_title(generator)
+            if j == 0:
+                ax.set_ylabel(_label(metric))
+            if i == n_rows - 1:
+                ax.set_xlabel("n_samples")
+            ax.grid(True, alpha=0.3)
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    note = " (hollow: some fits failed)" if any_failed else ""
+    fig.legend(
+        handles,
+        labels,
+        loc="outside lower center",
+        ncols=min(len(labels), 6),
+        title=f"learner{note}",
+        fontsize=8,
+        title_fontsize=8,
+    )
+    p = frame["n_features"].iloc[0]
+    fig.suptitle(f"p = {p}, {_density_title(density)}; mean and 95% CI over repeats")
+    return fig
+
+
+def _subset(frame: pd.DataFrame, column: str, chosen: Sequence[str] | None) -> list:
+    available = sorted(frame[column].unique())
+    if chosen is None:
+        return available
+    chosen = [chosen] if isinstance(chosen, str) else list(chosen)
+    unknown = [value for value in chosen if value not in available]
+    if unknown:
+        raise ValueError(
+            f"{column} {unknown} not in the results; available: {available}"
+        )
+    return chosen
+
+
+def plot_results(
+    frame: pd.DataFrame,
+    *,
+    metrics: str | Sequence[str] = ("tpr", "ppv"),
+    densities: Sequence[float | None] | None = None,
+    generators: Sequence[str] | None = None,
+    learners: Sequence[str] | None = None,
+    n_features: int | None = None,
+) -> dict[float | None, Figure]:
+    """Recovery curves for every density: one :func:`plot_curves` figure each.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Benchmark results (the schema of ``BenchmarkResult.frame``).
+    metrics : str or sequence of str, default=("tpr", "ppv")
+        Metrics to plot against the sample size.
+    densities : sequence of float or None, default=None
+        Densities to plot (default: every density of the results).
+    generators, learners : sequence of str or None, default=None
+        Subsets to show (default: all).
+    n_features : int or None, default=None
+        Required when the results have several numbers of variables.
+
+    Returns
+    -------
+    dict
+        ``{density: matplotlib.figure.Figure}`` in increasing density (``None``
+        for rows without a density).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from skggm_bench.plotting import plot_results
+    >>> frame = pd.DataFrame({
+    ...     "generator": "G", "learner": "a", "density": [0.1, 0.1, 0.3, 0.3],
+    ...     "n_features": 10, "n_samples": [50, 100] * 2, "repeat": 0,
+    ...     "tpr": [0.2, 0.4, 0.1, 0.2], "ppv": 0.9, "status": "ok"})
+    >>> sorted(plot_results(frame))
+    [0.1, 0.3]
+    """
+    metrics = _as_metrics(metrics)
+    frame = _select_n_features(_check_results(frame, metrics), n_features)
+    if densities is None:
+        values = frame["density"].unique()
+        densities = sorted(float(d) for d in values if not pd.isna(d))
+        if frame["density"].isna().any():
+            densities.append(None)
+    return {
+        density: plot_curves(
+            frame,
+            density,
+            metrics=metrics,
+            generators=generators,
+            learners=learners,
+        )
+        for density in densities
+    }
+
+
+def _panels(table: pd.DataFrame, columns: Sequence[str]) -> list[tuple[tuple, Any]]:
+    if not columns:
+        return [((), table)]
+    groups = table.groupby(list(columns), sort=True, dropna=False)
+    return [(key if isinstance(key, tuple) else (key,), part) for key, part in groups]
+
+
+def _panel_title(columns: Sequence[str], key: tuple) -> str:
+    parts = []
+    for column, value in zip(columns, key, strict=True):
+        if column == "generator":
+            parts.append(str(value))
+        elif column == "density":
+            parts.append(_density_title(None if pd.isna(value) else float(value)))
+        else:
+            parts.append(f"{column} {value}")
+    return ", ".join(parts) or "all scenarios"
+
+
+def plot_leaderboard(board: pd.DataFrame, *, n_cols: int | None = None) -> Figure:
+    """Mean ranks with bootstrap intervals, one panel per leaderboard group.
+
+    Parameters
+    ----------
+    board : pandas.DataFrame
+        The output of :func:`skggm_bench.leaderboard.leaderboard`.
+    n_cols : int or None, default=None
+        Panels per row (default: the number of generators).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        In each panel the learners are listed best first (top), with a dot at the
+        mean rank and a bar over its interval; tied learners' names end in ``=``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from skggm_bench.leaderboard import leaderboard
+    >>> from skggm_bench.plotting import plot_leaderboard
+    >>> frame = pd.DataFrame({
+    ...     "generator": "G", "n_features": 10, "density": 0.1, "n_samples": 50,
+    ...     "repeat": [0, 0, 1, 1], "learner": ["a", "b"] * 2,
+    ...     "f1": [0.2, 0.6, 0.3, 0.7], "status": "ok"})
+    >>> fig = plot_leaderboard(leaderboard(frame, "f1"))
+    >>> [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    ['b', 'a']
+    """
+    figure_class = _figure_class()
+    required = ["learner", "mean_rank", "rank_low", "rank_high", "tie"]
+    missing = [c for c in required if c not in board.columns]
+    if missing:
+        raise ValueError(f"board lacks the leaderboard columns {missing}")
+    columns = [c for c in board.attrs.get("by", ()) if c in board.columns]
+    panels = _panels(board, columns)
+    n_generators = board["generator"].nunique() if "generator" in board else 1
+    n_cols = n_cols or min(len(panels), max(n_generators, 1))
+    n_rows = -(-len(panels) // n_cols)
+    k = board["learner"].nunique()
+    fig = figure_class(
+        figsize=(4 * n_cols, (0.35 * k + 1.2) * n_rows), layout="constrained"
+    )
+    axes = fig.subplots(n_rows, n_cols, squeeze=False).ravel()
+    colours = _colours(board["learner"].unique())
+    for ax, (key, part) in zip(axes, panels, strict=False):
+        part = part.sort_values("mean_rank", kind="stable")
+        y = np.arange(len(part))[::-1]
+        low = (part["mean_rank"] - part["rank_low"]).fillna(0).clip(lower=0)
+        high = (part["rank_high"] - part["mean_rank"]).fillna(0).clip(lower=0)
+        for yi, (_, row), lo, hi in zip(y, part.iterrows(), low, high, strict=True):
+            ax.errorbar(
+                row["mean_rank"],
+                yi,
+                xerr=[[lo], [hi]],
+                fmt="o",
+                color=colours[row["learner"]],
+                capsize=3,
+            )
+        ax.set_yticks(
+            y,
+            [
+                f"{n}{'=' if t else ''}"
+                for n, t in zip(part["learner"], part["tie"], strict=True)
+            ],
+        )
+        ax.set_xlim(0.5, k + 0.5)
+        ax.set_xlabel("mean rank (1 = best)")
+        ax.set_title(_panel_title(columns, key), fontsize=10)
+        ax.grid(True, axis="x", alpha=0.3)
+    for ax in axes[len(panels) :]:
+        ax.set_visible(False)
+    metric = board.attrs.get("metric", "metric")
+    fig.suptitle(f"Leaderboard by {_label(metric)}: mean rank and 95% bootstrap CI")
+    return fig
+
+
+def _spread(values: np.ndarray, gap: float) -> np.ndarray:
+    """Label positions near ``values`` at least ``gap`` apart (keeps the order)."""
+    order = np.argsort(values, kind="stable")
+    placed = values[order].astype(float)
+    for i in range(1, len(placed)):
+        placed[i] = max(placed[i], placed[i - 1] + gap)
+    # Centre the pushed block on the original values so labels stay near points.
+    placed -= (placed - values[order]).mean()
+    result = np.empty_like(placed)
+    result[order] = placed
+    return result
+
+
+def _wrap(name: str, width: int = 14) -> str:
+    """Break a long CamelCase generator name at a capital, for tick labels."""
+    if len(name) <= width:
+        return name
+    capitals = [i for i, c in enumerate(name) if c.isupper() and i > 0]
+    if not capitals:
+        return name
+    cut = min(capitals, key=lambda i: abs(i - len(name) / 2))
+    return f"{name[:cut]}\n{name[cut:]}"
+
+
+def plot_rank_shift(shift: pd.DataFrame) -> Figure:
+    """Each learner's position under two generators, one panel per group.
+
+    Parameters
+    ----------
+    shift : pandas.DataFrame
+        The output of :func:`skggm_bench.leaderboard.rank_shift`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        A bump chart per group: a line per learner from its mean rank under
+        ``from_generator`` (left) to its mean rank under ``to_generator``
+        (right), rank 1 on top; solid lines are shifts whose bootstrap interval
+        excludes 0, dashed lines the others.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from skggm_bench.leaderboard import rank_shift
+    >>> from skggm_bench.plotting import plot_rank_shift
+    >>> rows = [
+    ...     {"generator": g, "n_features": 10, "density": 0.1, "n_samples": 50,
+    ...      "repeat": r, "learner": name, "f1": f1, "status": "ok"}
+    ...     for r in range(4)
+    ...     for g, scores in [("DD", {"a": 0.5, "b": 0.1}),
+    ...                       ("TO", {"a": 0.3, "b": 0.8})]
+    ...     for name, f1 in scores.items()]
+    >>> fig = plot_rank_shift(rank_shift(pd.DataFrame(rows), "f1", "DD", "TO"))
+    >>> [line.get_label() for line in fig.axes[0].get_lines()]
+    ['b', 'a']
+    """
+    figure_class = _figure_class()
+    required = ["learner", "position_from", "position_to", "significant"]
+    missing = [c for c in required if c not in shift.columns]
+    if missing:
+        raise ValueError(f"shift lacks the rank-shift columns {missing}")
+    columns = [c for c in shift.attrs.get("by", ()) if c in shift.columns]
+    source = shift.attrs.get("from_generator", "from")
+    target = shift.attrs.get("to_generator", "to")
+    panels = _panels(shift, columns)
+    k = shift["learner"].nunique()
+    fig = figure_class(
+        figsize=(3.6 * len(panels), 0.45 * k + 1.8), layout="constrained"
+    )
+    axes = fig.subplots(1, len(panels), squeeze=False).ravel()
+    colours = _colours(shift["learner"].unique())
+    for ax, (key, part) in zip(axes, panels, strict=True):
+        # Mean ranks (not positions) on the y axis: they rarely coincide, and the
+        # distance between two learners shows how clear their order is.
+        y_from = part["mean_rank_from"].to_numpy(float)
+        y_to = part["mean_rank_to"].to_numpy(float)
+        label_from = _spread(y_from, gap=0.22 * k / 6)
+        label_to = _spread(y_to, gap=0.22 * k / 6)
+        for i, row in enumerate(part.itertuples(index=False)):
+            ax.plot(
+                [0, 1],
+                [y_from[i], y_to[i]],
+                "-" if row.significant else "--",
+                marker="o",
+                color=colours[row.learner],
+                label=row.learner,
+            )
+            ax.text(
+                -0.06, label_from[i], row.learner, ha="right", va="center", fontsize=8
+            )
+            ax.text(1.06, label_to[i], row.learner, ha="left", va="center", fontsize=8)
+        ax.set_xticks([0, 1], [_wrap(source), _wrap(target)], fontsize=8)
+        ax.set_xlim(-0.7, 1.7)
+        ax.set_ylim(k + 0.5, 0.5)
+        ax.set_yticks(range(1, k + 1))
+        ax.set_ylabel("mean rank (1 = best)")
+        ax.set_title(_panel_title(columns, key), fontsize=10)
+    metric = shift.attrs.get("metric", "metric")
+    fig.suptitle(f"Rank shift by {_label(metric)} (solid: change beyond the 95% CI)")
+    return fig
