@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test lint bench docs clean
+.PHONY: install run demo test lint bench docs clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,6 +14,11 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 install: $(STAMP)
+
+# The main job: the default ("quick") benchmark study, then its HTML report.
+run: $(STAMP)
+	$(BIN)/skggm-bench run
+	$(BIN)/skggm-bench report
 
 demo: $(STAMP)
 	$(BIN)/python -m skggm_bench.demo
