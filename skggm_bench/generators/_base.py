@@ -8,11 +8,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from ..graphs import check_adjacency
+from ..graphs import _check_sparse_adjacency, check_adjacency
 
 __all__ = ["GraphicalModelGenerator"]
 
@@ -67,7 +68,11 @@ class GraphicalModelGenerator(BaseEstimator):
             The fitted generator.
         """
         self._validate_params()
-        adjacency = check_adjacency(graph)
+        if getattr(self, "sparse_output", False):
+            # Large sparse graphs: never build a dense (p, p) array.
+            adjacency = _check_sparse_adjacency(graph)
+        else:
+            adjacency = check_adjacency(graph)
         if adjacency.shape[0] < 1:
             raise ValueError("graph has no nodes; at least one node is needed")
         self.adjacency_ = adjacency
@@ -87,10 +92,15 @@ class GraphicalModelGenerator(BaseEstimator):
         Returns
         -------
         matrices : ndarray of shape (n_samples, p, p), dtype float64
-            Symmetric positive definite, exact zeros at non-edges.
+            Symmetric positive definite, exact zeros at non-edges. Generators with
+            ``sparse_output=True`` return instead a list of ``n_samples``
+            ``scipy.sparse.csr_array`` matrices whose stored entries are the
+            diagonal and the edges.
         """
         check_is_fitted(self, "adjacency_")
         n_samples = _check_n_samples(n_samples)
+        if getattr(self, "sparse_output", False):
+            return [self._sample_sparse(self._rng) for _ in range(n_samples)]
         matrices = self._sample(n_samples, self._rng)
         return _enforce_pattern(matrices, self.adjacency_, self._unit_diagonal)
 
@@ -134,6 +144,12 @@ class GraphicalModelGenerator(BaseEstimator):
     @abstractmethod
     def _sample(self, n_samples: int, rng: np.random.RandomState) -> np.ndarray:
         """Return (n_samples, p, p) draws; the base class enforces the pattern."""
+
+    def _sample_sparse(self, rng: np.random.RandomState) -> sp.csr_array:
+        """One draw as a sparse matrix (generators with ``sparse_output``)."""
+        raise NotImplementedError(
+            f"{type(self).__name__} has no sparse sampler"
+        )  # pragma: no cover - only reachable through a sparse_output parameter
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -24,6 +24,7 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..graphs import perfect_ordering
@@ -41,16 +42,20 @@ class CholeskyStructure:
 
     Row ``i`` of the factor (matrix index ``i``, not ordering position) has its
     diagonal entry and one entry per *later* neighbour in the perfect ordering.
+    ``adjacency`` may be dense or ``scipy.sparse``; only its edge list is read.
     """
 
-    def __init__(self, adjacency: np.ndarray, ordering: np.ndarray) -> None:
+    def __init__(
+        self, adjacency: np.ndarray | sp.csr_array, ordering: np.ndarray
+    ) -> None:
         p = adjacency.shape[0]
         position = np.empty(p, dtype=np.int64)
         position[ordering] = np.arange(p)
-        later = adjacency & (position[None, :] > position[:, None])
-        self.rows, self.cols = np.nonzero(later)
-        self.n_children = later.sum(axis=1)
-        self.n_parents = adjacency.sum(axis=1) - self.n_children
+        rows, cols = adjacency.nonzero()
+        later = position[cols] > position[rows]
+        self.rows, self.cols = rows[later], cols[later]
+        self.n_children = np.bincount(self.rows, minlength=p)
+        self.n_parents = np.bincount(rows, minlength=p) - self.n_children
         self.p = p
 
 
@@ -80,6 +85,37 @@ def sample_cholesky_factors(
     index = np.arange(p)
     factors[:, index, index] = np.sqrt(diagonal_squared)
     return factors
+
+
+def sample_sparse_cholesky_factor(
+    structure: CholeskyStructure, rng: np.random.RandomState
+) -> sp.csr_array:
+    """One exact factor ``U`` as a sparse matrix: memory O(p + |E|).
+
+    Same law as :func:`sample_cholesky_factors`, without the dense (p, p) array.
+    """
+    p = structure.p
+    has_children = structure.n_children > 0
+    diagonal_squared = np.ones(p)
+    diagonal_squared[has_children] = rng.beta(
+        (structure.n_parents[has_children] + 2) / 2.0,
+        structure.n_children[has_children] / 2.0,
+    )
+    values = rng.standard_normal(structure.rows.size)
+    direction_norm = np.sqrt(np.bincount(structure.rows, values**2, minlength=p))
+    direction_norm[~has_children] = 1.0
+    values *= (np.sqrt(1.0 - diagonal_squared) / direction_norm)[structure.rows]
+    index = np.arange(p)
+    return sp.csr_array(
+        (
+            np.concatenate([np.sqrt(diagonal_squared), values]),
+            (
+                np.concatenate([index, structure.rows]),
+                np.concatenate([index, structure.cols]),
+            ),
+        ),
+        shape=(p, p),
+    )
 
 
 def metropolis_cholesky_factors(
@@ -150,6 +186,12 @@ class UniformChordal(GraphicalModelGenerator):
     proposal_scale : float, default=0.2
         Standard deviation of the Gaussian proposal noise (``"metropolis"`` only).
         The reference package's 0.01 with 100 steps is far from stationary.
+    sparse_output : bool, default=False
+        Return each draw as a ``scipy.sparse.csr_array`` (``sample`` then returns a
+        list) and never build a dense ``(p, p)`` array: time and memory are
+        ``O(p + |E|)`` per draw, for large sparse chordal graphs such as bands,
+        trees and chains (``method="exact"`` only). ``adjacency_`` is then sparse
+        too.
     random_state : int, RandomState instance or None, default=None
         Controls the draws (scikit-learn semantics: an int gives reproducible
         draws, consecutive calls to ``sample`` give fresh ones).
@@ -193,6 +235,7 @@ class UniformChordal(GraphicalModelGenerator):
         "method": [StrOptions({"exact", "metropolis"})],
         "n_burn_in": [Interval(Integral, 0, None, closed="left")],
         "proposal_scale": [Interval(Real, 0, None, closed="neither")],
+        "sparse_output": ["boolean"],
         "random_state": ["random_state"],
     }
 
@@ -202,14 +245,18 @@ class UniformChordal(GraphicalModelGenerator):
         *,
         n_burn_in: int = 1000,
         proposal_scale: float = 0.2,
+        sparse_output: bool = False,
         random_state: int | np.random.RandomState | None = None,
     ) -> None:
         self.method = method
         self.n_burn_in = n_burn_in
         self.proposal_scale = proposal_scale
+        self.sparse_output = sparse_output
         self.random_state = random_state
 
     def _fit(self, adjacency: np.ndarray) -> None:
+        if self.sparse_output and self.method != "exact":
+            raise ValueError("sparse_output=True is only available with method='exact'")
         try:
             self.ordering_ = perfect_ordering(adjacency)
         except ValueError as exc:
@@ -227,6 +274,15 @@ class UniformChordal(GraphicalModelGenerator):
                 self._structure, n_samples, rng, self.n_burn_in, self.proposal_scale
             )
         return gram_matrices(factors)
+
+    def _sample_sparse(self, rng: np.random.RandomState) -> sp.csr_array:
+        factor = sample_sparse_cholesky_factor(self._structure, rng)
+        # Along a perfect ordering U U^T has no fill-in: its stored entries are the
+        # diagonal and the edges, and everything else is an exact (implicit) zero.
+        matrix = (factor @ factor.T).tocsr()
+        matrix = ((matrix + matrix.T) * 0.5).tocsr()
+        matrix.setdiag(1.0)
+        return matrix
 
 
 def gram_matrices(factors: np.ndarray) -> np.ndarray:

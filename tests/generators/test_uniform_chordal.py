@@ -171,3 +171,33 @@ def test_metropolis_chains_are_independent_across_draws():
     lag1 = np.corrcoef(x[:-1], x[1:])[0, 1]
     # Under independence lag1 ~ N(0, 1/n): |lag1| < 4 / sqrt(5000) = 0.057.
     assert abs(lag1) < 4 / np.sqrt(N_DRAWS)
+
+
+@pytest.mark.parametrize("graph_name", ["chain", "chordal_random", "complete", "empty"])
+def test_sparse_output_draws_the_same_matrix_as_the_dense_path(graph_name):
+    import scipy.sparse as sp
+
+    graph = GRAPHS[graph_name]
+    dense = UniformChordal(random_state=8).fit(graph).sample(1)[0]
+    sparse_draws = (
+        UniformChordal(sparse_output=True, random_state=8).fit(graph).sample(2)
+    )
+    assert len(sparse_draws) == 2 and all(sp.issparse(m) for m in sparse_draws)
+    np.testing.assert_allclose(sparse_draws[0].toarray(), dense, atol=1e-14)
+    # Stored entries are exactly the diagonal and the edges.
+    adjacency = check_adjacency(graph)
+    stored = sparse_draws[1].toarray() != 0
+    np.testing.assert_array_equal(
+        stored, adjacency | np.eye(len(adjacency), dtype=bool)
+    )
+
+
+def test_sparse_output_requires_the_exact_method():
+    with pytest.raises(ValueError, match="sparse_output"):
+        UniformChordal("metropolis", sparse_output=True).fit(nx.path_graph(3))
+
+
+def test_sparse_output_is_statistically_uniform_on_the_three_chain():
+    draws = UniformChordal(sparse_output=True, random_state=0).fit(nx.path_graph(3))
+    dense = np.stack([m.toarray() for m in draws.sample(N_DRAWS)])
+    assert min(disk_p_values(dense)) > ALPHA / 2
