@@ -157,6 +157,17 @@ class GraphicalModelGenerator(BaseEstimator):
         return tags
 
 
+def fast_generator(rng: np.random.RandomState) -> np.random.Generator:
+    """A ``numpy.random.Generator`` seeded from (and advancing) ``rng``.
+
+    Generators follow scikit-learn's ``RandomState`` semantics, but the legacy
+    normal and Beta samplers are ~2x slower than ``Generator``'s; hot paths draw
+    from a Generator seeded by one draw of the RandomState, which keeps results
+    reproducible for a fixed seed and fresh across consecutive calls.
+    """
+    return np.random.default_rng(rng.randint(0, 2**32, size=4, dtype=np.uint64))
+
+
 def _check_n_samples(n_samples: Any, name: str = "n_samples") -> int:
     if isinstance(n_samples, (bool, np.bool_)) or not isinstance(
         n_samples, numbers.Integral
@@ -176,7 +187,8 @@ def _enforce_pattern(
     is not bitwise symmetric and orthogonalised rows leave ~1e-16 residues); the
     contract promises them exactly, so they are imposed here once for everyone.
     """
-    matrices = 0.5 * (matrices + np.swapaxes(matrices, -1, -2))
+    matrices = matrices + np.swapaxes(matrices, -1, -2)
+    matrices *= 0.5
     off_graph = ~adjacency
     np.fill_diagonal(off_graph, False)
     matrices[:, off_graph] = 0.0

@@ -28,7 +28,7 @@ import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..graphs import perfect_ordering
-from ._base import GraphicalModelGenerator
+from ._base import GraphicalModelGenerator, fast_generator
 
 __all__ = ["UniformChordal"]
 
@@ -68,15 +68,16 @@ def sample_cholesky_factors(
     ``u_ii`` on the diagonal and ``u_ij`` at the later neighbours ``j``.
     """
     p = structure.p
+    generator = fast_generator(rng)
     factors = np.zeros((n_samples, p, p))
     has_children = structure.n_children > 0
     diagonal_squared = np.ones((n_samples, p))
-    diagonal_squared[:, has_children] = rng.beta(
+    diagonal_squared[:, has_children] = generator.beta(
         (structure.n_parents[has_children] + 2) / 2.0,
         structure.n_children[has_children] / 2.0,
         size=(n_samples, int(has_children.sum())),
     )
-    factors[:, structure.rows, structure.cols] = rng.standard_normal(
+    factors[:, structure.rows, structure.cols] = generator.standard_normal(
         (n_samples, structure.rows.size)
     )
     direction_norm = np.sqrt(np.einsum("nij,nij->ni", factors, factors))
@@ -95,13 +96,15 @@ def sample_sparse_cholesky_factor(
     Same law as :func:`sample_cholesky_factors`, without the dense (p, p) array.
     """
     p = structure.p
+    generator = fast_generator(rng)
     has_children = structure.n_children > 0
     diagonal_squared = np.ones(p)
-    diagonal_squared[has_children] = rng.beta(
+    diagonal_squared[has_children] = generator.beta(
         (structure.n_parents[has_children] + 2) / 2.0,
         structure.n_children[has_children] / 2.0,
-    )
-    values = rng.standard_normal(structure.rows.size)
+        size=(1, int(has_children.sum())),
+    )[0]
+    values = generator.standard_normal((1, structure.rows.size))[0]
     direction_norm = np.sqrt(np.bincount(structure.rows, values**2, minlength=p))
     direction_norm[~has_children] = 1.0
     values *= (np.sqrt(1.0 - diagonal_squared) / direction_norm)[structure.rows]
@@ -286,9 +289,5 @@ class UniformChordal(GraphicalModelGenerator):
 
 
 def gram_matrices(factors: np.ndarray) -> np.ndarray:
-    """``U @ U^T`` for a stack of square factors.
-
-    The transpose is materialised first: numpy's batched matmul only reaches BLAS
-    for contiguous operands, and on a transposed view it is ~10x slower.
-    """
-    return np.matmul(factors, np.ascontiguousarray(np.swapaxes(factors, -1, -2)))
+    """``U @ U^T`` for a stack of square factors (one batched BLAS product)."""
+    return factors @ np.swapaxes(factors, -1, -2)
