@@ -8,6 +8,7 @@ from ._base import GraphicalModelGenerator
 from .baselines import CholeskyProduct, EigenShift
 from .diagonal_dominance import DiagonalDominance
 from .g_wishart import GWishart
+from .hit_and_run import HitAndRunUniform
 from .partial_orthogonalization import PartialOrthogonalization
 from .spectral_control import SpectralControl
 from .triangulated_orthogonalization import TriangulatedOrthogonalization
@@ -19,6 +20,7 @@ __all__ = [
     "EigenShift",
     "GWishart",
     "GraphicalModelGenerator",
+    "HitAndRunUniform",
     "PartialOrthogonalization",
     "SpectralControl",
     "TriangulatedOrthogonalization",
