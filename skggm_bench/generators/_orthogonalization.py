@@ -36,9 +36,11 @@ _VANISHING_RATIO = 1e-8
 # A second projection pass is done when the first leaves inner products larger than
 # this (relative to the row norm): "twice is enough" re-orthogonalisation.
 _REORTHOGONALISE_ABOVE = 1e-12
-# Relative cost of one memory-bound update of K (per entry) against one flop of a
-# batched LU solve; measured on the benchmark graphs (docs/performance.md).
-_BORDERING_COST = 8.0
+# Relative cost of maintaining K (per squared row index) against one cubed size of a
+# direct solve. Calibrated by timing both strategies (one BLAS thread): bordering
+# wins when this is below 64 for ER(100, 0.05), 288 for ER(400, 0.0125) and 738 for
+# ER(1000, 0.005), and loses above 31 for ER(100, 0.25) and 5 for ER(30, 0.3).
+_BORDERING_COST = 45.0
 
 
 def earlier_non_neighbours(adjacency: np.ndarray) -> list[np.ndarray]:
