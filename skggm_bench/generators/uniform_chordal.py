@@ -57,6 +57,38 @@ class CholeskyStructure:
         self.n_children = np.bincount(self.rows, minlength=p)
         self.n_parents = np.bincount(rows, minlength=p) - self.n_children
         self.p = p
+        # Entries come sorted by row (nonzero() is row-major), so each row with
+        # children owns one contiguous segment of the entry list.
+        self.parents_rows = np.flatnonzero(self.n_children)
+        self.segment_starts = np.r_[0, np.cumsum(self.n_children[self.parents_rows])][
+            :-1
+        ]
+
+    def draw_rows(
+        self, generator: np.random.Generator, batch: tuple[int, ...]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Exact draws of the factor rows: ``(diagonal, edge values)``.
+
+        ``diagonal`` has shape ``batch + (p,)`` and ``edge values`` shape
+        ``batch + (|E|,)``, aligned with ``rows`` and ``cols``. Row ``i`` gets
+        ``u_ii^2 ~ Beta((a_i + 2) / 2, c_i / 2)`` and a uniform direction scaled to
+        ``sqrt(1 - u_ii^2)``; the normalisation works on the compact edge list.
+        """
+        has_children = self.parents_rows
+        diagonal_squared = np.ones((*batch, self.p))
+        diagonal_squared[..., has_children] = generator.beta(
+            (self.n_parents[has_children] + 2) / 2.0,
+            self.n_children[has_children] / 2.0,
+            size=(*batch, has_children.size),
+        )
+        values = generator.standard_normal((*batch, self.rows.size))
+        if self.rows.size:
+            norms = np.sqrt(
+                np.add.reduceat(values * values, self.segment_starts, axis=-1)
+            )
+            scale = np.sqrt(1.0 - diagonal_squared[..., has_children]) / norms
+            values *= np.repeat(scale, self.n_children[has_children], axis=-1)
+        return np.sqrt(diagonal_squared), values
 
 
 def sample_cholesky_factors(
@@ -68,23 +100,11 @@ def sample_cholesky_factors(
     ``u_ii`` on the diagonal and ``u_ij`` at the later neighbours ``j``.
     """
     p = structure.p
-    generator = fast_generator(rng)
+    diagonal, values = structure.draw_rows(fast_generator(rng), (n_samples,))
     factors = np.zeros((n_samples, p, p))
-    has_children = structure.n_children > 0
-    diagonal_squared = np.ones((n_samples, p))
-    diagonal_squared[:, has_children] = generator.beta(
-        (structure.n_parents[has_children] + 2) / 2.0,
-        structure.n_children[has_children] / 2.0,
-        size=(n_samples, int(has_children.sum())),
-    )
-    factors[:, structure.rows, structure.cols] = generator.standard_normal(
-        (n_samples, structure.rows.size)
-    )
-    direction_norm = np.sqrt(np.einsum("nij,nij->ni", factors, factors))
-    direction_norm[:, ~has_children] = 1.0
-    factors *= (np.sqrt(1.0 - diagonal_squared) / direction_norm)[:, :, None]
+    factors[:, structure.rows, structure.cols] = values
     index = np.arange(p)
-    factors[:, index, index] = np.sqrt(diagonal_squared)
+    factors[:, index, index] = diagonal
     return factors
 
 
@@ -96,22 +116,11 @@ def sample_sparse_cholesky_factor(
     Same law as :func:`sample_cholesky_factors`, without the dense (p, p) array.
     """
     p = structure.p
-    generator = fast_generator(rng)
-    has_children = structure.n_children > 0
-    diagonal_squared = np.ones(p)
-    diagonal_squared[has_children] = generator.beta(
-        (structure.n_parents[has_children] + 2) / 2.0,
-        structure.n_children[has_children] / 2.0,
-        size=(1, int(has_children.sum())),
-    )[0]
-    values = generator.standard_normal((1, structure.rows.size))[0]
-    direction_norm = np.sqrt(np.bincount(structure.rows, values**2, minlength=p))
-    direction_norm[~has_children] = 1.0
-    values *= (np.sqrt(1.0 - diagonal_squared) / direction_norm)[structure.rows]
+    diagonal, values = structure.draw_rows(fast_generator(rng), (1,))
     index = np.arange(p)
     return sp.csr_array(
         (
-            np.concatenate([np.sqrt(diagonal_squared), values]),
+            np.concatenate([diagonal[0], values[0]]),
             (
                 np.concatenate([index, structure.rows]),
                 np.concatenate([index, structure.cols]),
