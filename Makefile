@@ -32,8 +32,11 @@ lint: $(STAMP)
 test: $(STAMP) lint
 	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(BIN)/python -m pytest -q
 
+# The pytest-benchmark suite, then the scripts that print the ratio tables of
+# docs/performance.md (each script's docstring says what it measures).
 bench: $(STAMP)
-	$(BIN)/python -m pytest tests/benchmarks -q
+	$(BIN)/python -m pytest -o addopts="" tests/benchmarks/test_bench_suite.py -q
+	for script in tests/benchmarks/bench_*.py; do $(BIN)/python $$script || exit 1; done
 
 clean:
 	rm -rf $(VENV) build *.egg-info
