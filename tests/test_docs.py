@@ -6,7 +6,20 @@ from pathlib import Path
 import pytest
 
 API = (Path(__file__).parent.parent / "docs" / "api.rst").read_text()
-PUBLIC_MODULES = ["graphs", "generators", "datasets", "metrics"]
+PUBLIC_MODULES = [
+    "graphs",
+    "generators",
+    "datasets",
+    "learners",
+    "metrics",
+    "benchmark",
+    "store",
+    "leaderboard",
+    "plotting",
+    "report",
+    "presets",
+    "cli",
+]
 
 
 @pytest.mark.parametrize("module", PUBLIC_MODULES)
