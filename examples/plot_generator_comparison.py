@@ -1,4 +1,6 @@
-"""Compare the random-matrix generators on the same graphs.
+"""
+Compare the random-matrix generators on the same graphs
+=======================================================
 
 For every generator and graph, draw matrices on the correlation scale (unit
 diagonal, the same zeros as the graph) and summarise
@@ -152,13 +154,15 @@ def figure(results: dict, output: Path) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description="Compare the random-matrix generators on the same graphs."
+    )
     parser.add_argument("--n-draws", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
-        "--output", type=Path, default=Path("docs/images/generator_comparison.png")
+        "--output", type=Path, default=Path("figures") / "generator_comparison.png"
     )
-    args = parser.parse_args()
+    args, _ = parser.parse_known_args()
     # Many small batched LAPACK calls: BLAS threads only add contention.
     with threadpool_limits(1):
         results = run(args.n_draws, args.seed)

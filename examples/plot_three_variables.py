@@ -1,6 +1,6 @@
 """
 Three variables: which generator covers the elliptope?
-=====================================================
+======================================================
 
 The paper's Figure 2. On the chain ``1 - 2 - 3`` every correlation matrix with
 ``m_13 = 0`` is a point ``(m_12, m_23)`` of the open unit disk. We draw 5000

@@ -361,7 +361,7 @@ def _upper_pairs(p: int, flat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def chain_graph(n_nodes: int) -> nx.Graph:
-    """Path graph ``0 - 1 - ... - (p - 1)``.
+    """Chain (path) graph: node ``k`` is adjacent to node ``k + 1``.
 
     Examples
     --------
@@ -373,7 +373,7 @@ def chain_graph(n_nodes: int) -> nx.Graph:
 
 
 def band_graph(n_nodes: int, bandwidth: int = 1) -> nx.Graph:
-    """Band graph: ``i`` and ``j`` are adjacent when ``0 < |i - j| <= bandwidth``.
+    """Band graph: ``i`` and ``j`` are adjacent when ``0 < abs(i - j) <= bandwidth``.
 
     Band graphs are chordal (the natural order is perfect), which makes them the
     standard large sparse test case.
@@ -794,7 +794,7 @@ def _not_chordal_error(
 def is_chordal(graph: Any) -> bool:
     """Whether every cycle of length at least 4 has a chord.
 
-    Runs in time O((p + |E|) log p) and memory O(p + |E|) on networkx and
+    Runs in time ``O((p + |E|) log p)`` and memory ``O(p + |E|)`` on networkx and
     scipy.sparse input: no dense ``(p, p)`` array is built.
 
     Parameters
@@ -827,8 +827,8 @@ def perfect_ordering(graph: Any) -> np.ndarray:
     no fill-in, which is what the uniform sampler needs.
 
     The ordering is the visit order of maximum cardinality search, ties going to
-    the lowest matrix index, so it is deterministic. Time O((p + |E|) log p) and
-    memory O(p + |E|) on networkx and scipy.sparse input (no dense ``(p, p)``
+    the lowest matrix index, so it is deterministic. Time ``O((p + |E|) log p)`` and
+    memory ``O(p + |E|)`` on networkx and scipy.sparse input (no dense ``(p, p)``
     array), e.g. under a second for a band graph with p = 100,000.
 
     Parameters

@@ -157,7 +157,7 @@ class LassoNetwork(_SparseNodewiseNetwork):
         Edge decisions.
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of features seen during fit, when ``X`` has string column names.
 
     See Also
@@ -257,7 +257,7 @@ class AdaptiveLassoNetwork(_SparseNodewiseNetwork):
         Edge decisions.
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of features seen during fit, when ``X`` has string column names.
 
     See Also
@@ -377,7 +377,7 @@ class RidgeNetwork(LocalFDREdgesMixin, _NodewiseNetwork):
         Estimated degrees of freedom of the null partial correlations.
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of features seen during fit, when ``X`` has string column names.
 
     Examples
@@ -480,7 +480,7 @@ class PLSNetwork(LocalFDREdgesMixin, _NodewiseNetwork):
         Estimated degrees of freedom of the null partial correlations.
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of features seen during fit, when ``X`` has string column names.
 
     Examples

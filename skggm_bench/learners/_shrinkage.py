@@ -111,7 +111,7 @@ class ShrinkagePartialCorrelation(LocalFDREdgesMixin, BaseEstimator):
         Estimated degrees of freedom of the null partial correlations.
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of features seen during fit, when ``X`` has string column names.
 
     See Also
