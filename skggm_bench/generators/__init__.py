@@ -8,7 +8,7 @@ from ._base import GraphicalModelGenerator
 from .baselines import CholeskyProduct, EigenShift
 from .diagonal_dominance import DiagonalDominance
 from .g_wishart import GWishart
-from .hit_and_run import HitAndRunUniform
+from .hit_and_run import HitAndRunUniform, PoorMixingWarning
 from .partial_orthogonalization import PartialOrthogonalization
 from .spectral_control import SpectralControl
 from .triangulated_orthogonalization import TriangulatedOrthogonalization
@@ -22,6 +22,7 @@ __all__ = [
     "GraphicalModelGenerator",
     "HitAndRunUniform",
     "PartialOrthogonalization",
+    "PoorMixingWarning",
     "SpectralControl",
     "TriangulatedOrthogonalization",
     "UniformChordal",
