@@ -128,15 +128,16 @@ def test_ctrl_c_exits_130_with_a_resume_message(workdir, capsys, monkeypatch):
 
 
 def test_sigint_then_resume_completes_the_study(workdir):
-    # 40 single-fit tasks of a few ms each, run one at a time: SIGINT lands once
-    # the first row is stored, long before the last one.
+    # 400 single-fit tasks of a few ms each, run one at a time: SIGINT lands once
+    # the first row is stored, long before the last one. (With 40 tasks a quiet
+    # machine finished the whole study before the first poll saw a stored row.)
     config = write_config(
         workdir,
         """
 n_features = 12
 densities = [0.2]
 n_samples = [60]
-n_repeats = 40
+n_repeats = 400
 metrics = ["f1"]
 random_state = 0
 generators = ["DiagonalDominance"]
@@ -164,11 +165,11 @@ alpha = 0.05
     assert process.returncode == 130, err
     assert "Run the same command again to resume." in err
     interrupted = store_rows(store)
-    assert 1 <= interrupted < 40
+    assert 1 <= interrupted < 400
     finished = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert finished.returncode == 0, finished.stderr
-    assert f"{40 - interrupted} computed" in finished.stderr
-    assert store_rows(store) == 40
+    assert f"{400 - interrupted} computed" in finished.stderr
+    assert store_rows(store) == 400
 
 
 # --------------------------------------------------------------------------------------

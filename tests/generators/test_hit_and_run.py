@@ -204,10 +204,11 @@ def test_rank_two_updates_track_the_exact_inverse(move):
         error = np.abs(chains.inverse - exact).max(axis=(1, 2))
         worst = max(worst, (error / np.abs(exact).max(axis=(1, 2))).max())
     # 300 updates with only the cancellation-triggered refreshes (no per-sweep
-    # refresh): measured worst 1e-9 relative; the bound is 10 times that, and far
-    # below the 1e-4 that the boundary check tolerates. A wrong W or rank-2 formula
-    # gives errors of order 1.
-    assert worst < 1e-8
+    # refresh): measured worst 1e-9 to 3e-8 relative depending on the BLAS build and
+    # thread count (rounding accumulates like cond(M) * eps per update). The bound,
+    # 1e-6, is still far below the 1e-4 that the boundary check tolerates, and a wrong
+    # W or rank-2 formula gives errors of order 1.
+    assert worst < 1e-6
     assert_valid_draws(chains.matrix, adjacency)
 
 
