@@ -33,7 +33,8 @@ from ._base import GraphicalModelGenerator, fast_generator
 __all__ = ["UniformChordal"]
 
 _ACCEPTS_ANY_GRAPH = (
-    "TriangulatedOrthogonalization, PartialOrthogonalization or DiagonalDominance"
+    "HitAndRunUniform (uniform, MCMC), TriangulatedOrthogonalization, "
+    "PartialOrthogonalization, GWishart or DiagonalDominance"
 )
 
 
