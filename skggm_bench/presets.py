@@ -107,10 +107,10 @@ _KRAMER_LEARNERS: dict[str, dict[str, Any]] = {
 
 #: Built-in studies, in the configuration-file schema (see the module docstring).
 PRESETS: dict[str, dict[str, Any]] = {
-    # Sized to finish in about 2 minutes on 2 cores (80 s of CPU time in all,
+    # Sized to finish in about 2 minutes on 2 cores (83 s of CPU time in all,
     # measured; see docs/cli.md) while still showing the paper's point: at density
     # 0.25, under diagonal dominance the graphical lasso ranks first on F1 and PLS
-    # last; under triangulated orthogonalization the graphical lasso drops to last
+    # last; under triangulated orthogonalization the graphical lasso drops to 5th
     # and PLS rises to 3rd, with paired bootstrap intervals of the rank change that
     # exclude 0. p=30 keeps the lasso-type fits near 1 s; 4 repeats already separate
     # that shift; the graphical lasso uses a lighter CV (3 folds, 2 refinements)
