@@ -49,8 +49,14 @@ class GraphicalModelGenerator(BaseEstimator):
     (2, 4, 4)
     """
 
-    #: Whether every draw has a unit diagonal (correlation scale).
-    _unit_diagonal = True
+    @property
+    def _unit_diagonal(self) -> bool:
+        """Whether draws promise a unit diagonal (correlation scale).
+
+        Generators with a ``unit_diagonal`` parameter follow it; the others always
+        return correlation matrices.
+        """
+        return bool(getattr(self, "unit_diagonal", True))
 
     def fit(self, graph: Any, y: None = None) -> GraphicalModelGenerator:
         """Validate ``graph`` and precompute what sampling needs.

@@ -223,10 +223,6 @@ class CholeskyProduct(GraphicalModelGenerator):
         self.on_non_chordal = on_non_chordal
         self.random_state = random_state
 
-    @property
-    def _unit_diagonal(self) -> bool:  # read by the base class's ``sample``
-        return bool(self.unit_diagonal)
-
     def _fit(self, adjacency: np.ndarray) -> None:
         if self.smallest_coef > self.largest_coef:
             raise ValueError(

@@ -478,10 +478,6 @@ class GWishart(GraphicalModelGenerator):
         self.max_iter = max_iter
         self.random_state = random_state
 
-    @property
-    def _unit_diagonal(self) -> bool:  # read by the base class's ``sample``
-        return bool(self.unit_diagonal)
-
     def _fit(self, adjacency: np.ndarray) -> None:
         p = adjacency.shape[0]
         self.scale_ = _check_scale(self.scale, p)

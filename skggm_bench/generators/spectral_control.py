@@ -150,10 +150,6 @@ class SpectralControl(GraphicalModelGenerator):
         self.unit_diagonal = unit_diagonal
         self.random_state = random_state
 
-    @property
-    def _unit_diagonal(self) -> bool:  # read by the base class's ``sample``
-        return bool(self.unit_diagonal)
-
     def _fit(self, adjacency: np.ndarray) -> None:
         if (self.min_eigenvalue is None) == (self.condition_number is None):
             raise ValueError(
