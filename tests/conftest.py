@@ -37,6 +37,32 @@ def as_form(graph: nx.Graph, form: str):
     return dense if form == "ndarray" else sp.csr_matrix(dense)
 
 
+def assert_valid_draws(
+    draws: np.ndarray, adjacency: np.ndarray, unit_diagonal: bool = True
+) -> None:
+    """The generator contract on a stack of draws.
+
+    Finite float64, exactly symmetric, positive definite, exact zeros (not 1e-17,
+    and not -0.0 either) off the graph, non-zero edges (with probability one), and a
+    unit diagonal when promised (a positive one otherwise).
+    """
+    p = adjacency.shape[0]
+    assert draws.dtype == np.float64
+    assert draws.shape[1:] == (p, p)
+    assert np.all(np.isfinite(draws))
+    np.testing.assert_array_equal(draws, np.swapaxes(draws, 1, 2))
+    diagonal = np.diagonal(draws, axis1=1, axis2=2)
+    if unit_diagonal:
+        np.testing.assert_array_equal(diagonal, 1.0)
+    else:
+        assert np.all(diagonal > 0)
+    off_graph = ~adjacency & ~np.eye(p, dtype=bool)
+    assert np.all(draws[:, off_graph] == 0.0)
+    assert not np.any(np.signbit(draws[:, off_graph]))
+    assert np.all(np.linalg.eigvalsh(draws)[:, 0] > 0)
+    assert np.all(draws[:, adjacency] != 0.0)
+
+
 @pytest.fixture(params=sorted(GRAPHS))
 def graph_name(request) -> str:
     return request.param

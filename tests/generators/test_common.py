@@ -18,7 +18,7 @@ from skggm_bench.generators import (
     UniformChordal,
 )
 from skggm_bench.graphs import check_adjacency
-from tests.conftest import CHORDAL, GRAPHS, as_form
+from tests.conftest import CHORDAL, GRAPHS, as_form, assert_valid_draws
 
 GENERATORS = {
     "DiagonalDominance": DiagonalDominance,
@@ -38,23 +38,6 @@ NEEDS_CHORDAL = {"UniformChordal", "UniformChordalMetropolis", "CholeskyProduct"
 # EigenShift is deterministic given the graph (huge.generator's construction), so
 # it has no fresh draws to check.
 DETERMINISTIC = {"EigenShift"}
-
-
-def assert_valid_draws(draws: np.ndarray, adjacency: np.ndarray) -> None:
-    """Symmetric, PD, unit diagonal, exact zeros off the graph, finite float64."""
-    p = adjacency.shape[0]
-    assert draws.dtype == np.float64
-    assert draws.shape[1:] == (p, p)
-    assert np.all(np.isfinite(draws))
-    np.testing.assert_array_equal(draws, np.swapaxes(draws, 1, 2))
-    np.testing.assert_array_equal(np.diagonal(draws, axis1=1, axis2=2), 1.0)
-    off_graph = ~adjacency & ~np.eye(p, dtype=bool)
-    # Exact zeros: not 1e-17, and not -0.0 either.
-    assert np.all(draws[:, off_graph] == 0.0)
-    assert not np.any(np.signbit(draws[:, off_graph]))
-    assert np.all(np.linalg.eigvalsh(draws)[:, 0] > 0)
-    # Edges carry non-zero values (with probability one).
-    assert np.all(draws[:, adjacency] != 0.0)
 
 
 @pytest.mark.parametrize("form", ["networkx", "ndarray", "sparse"])
@@ -78,9 +61,18 @@ def test_invariants_on_every_graph_kind(name, form, graph_name):
     assert_valid_draws(draws, adjacency)
 
 
-@pytest.mark.parametrize("name", sorted(set(GENERATORS) - DETERMINISTIC))
-def test_random_state_semantics(name):
-    graph = GRAPHS["chordal_random"]
+# The non-chordal grid exercises rejection and MCMC streams (GWishart, hit-and-run).
+@pytest.mark.parametrize(
+    "name, graph_name",
+    [
+        (name, graph_name)
+        for name in sorted(set(GENERATORS) - DETERMINISTIC)
+        for graph_name in ("chordal_random", "grid3x3")
+        if name not in NEEDS_CHORDAL or graph_name in CHORDAL
+    ],
+)
+def test_random_state_semantics(name, graph_name):
+    graph = GRAPHS[graph_name]
     make = GENERATORS[name]
     first = make(random_state=7).fit(graph)
     second = make(random_state=7).fit(graph)

@@ -32,7 +32,7 @@ from skggm_bench.generators import (
 )
 from skggm_bench.generators.hit_and_run import PoorMixingWarning
 from skggm_bench.graphs import check_adjacency
-from tests.conftest import GRAPHS
+from tests.conftest import GRAPHS, assert_valid_draws
 
 ALPHA = 1e-3
 N_DRAWS = 8000
@@ -102,17 +102,6 @@ def ks_p_values(sample: np.ndarray, reference: np.ndarray) -> np.ndarray:
 def assert_matches(sample: np.ndarray, reference: np.ndarray) -> None:
     p_values = ks_p_values(sample, reference)
     assert p_values.min() > ALPHA / p_values.size, p_values
-
-
-def assert_valid_draws(draws: np.ndarray, adjacency: np.ndarray) -> None:
-    p = adjacency.shape[0]
-    assert draws.dtype == np.float64 and draws.shape[1:] == (p, p)
-    np.testing.assert_array_equal(draws, np.swapaxes(draws, 1, 2))
-    np.testing.assert_array_equal(np.diagonal(draws, axis1=1, axis2=2), 1.0)
-    off_graph = ~adjacency & ~np.eye(p, dtype=bool)
-    assert np.all(draws[:, off_graph] == 0.0)
-    assert not np.any(np.signbit(draws[:, off_graph]))
-    assert np.all(np.linalg.eigvalsh(draws)[:, 0] > 0)
 
 
 def within_chain_lag1(draws: np.ndarray, adjacency: np.ndarray, n_chains: int):
