@@ -96,13 +96,16 @@ _RUN_KEYS = ("store", "n_jobs", "backend", "scheduler")
 _LEARNER_MODULES = ("skggm_bench.learners", "sklearn.covariance")
 
 # The learners of Krämer, Schäfer & Boulesteix (2009) under the paper's names. The
-# classes are named, not imported: they are resolved when a preset is used.
+# classes are named, not imported: they are resolved when a preset is used. The
+# presets re-rank the published methods, so the local-fdr learners keep the null
+# cutoff of GeneNet/fdrtool ("fndr") rather than our more accurate default.
+_PUBLISHED_LFDR = {"lfdr_cutoff_method": "fndr"}
 _KRAMER_LEARNERS: dict[str, dict[str, Any]] = {
-    "shrink": {"class": "ShrinkagePartialCorrelation"},
+    "shrink": {"class": "ShrinkagePartialCorrelation", **_PUBLISHED_LFDR},
     "lasso": {"class": "LassoNetwork"},
     "adalasso": {"class": "AdaptiveLassoNetwork"},
-    "ridge": {"class": "RidgeNetwork"},
-    "pls": {"class": "PLSNetwork"},
+    "ridge": {"class": "RidgeNetwork", **_PUBLISHED_LFDR},
+    "pls": {"class": "PLSNetwork", **_PUBLISHED_LFDR},
 }
 
 #: Built-in studies, in the configuration-file schema (see the module docstring).

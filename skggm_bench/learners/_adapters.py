@@ -8,14 +8,12 @@ scored by ranking metrics, wrapped in :class:`LocalFDRSelector` they decide
 edges like the shrinkage learner of Krämer et al. (2009).
 """
 
-from numbers import Real
-
 from scipy import linalg
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, _fit_context, clone
 from sklearn.covariance import LedoitWolf
-from sklearn.utils._param_validation import HasMethods, Interval
+from sklearn.utils._param_validation import HasMethods
 
-from ._edges import LocalFDREdgesMixin
+from ._edges import LFDR_PARAMETER_CONSTRAINTS, LocalFDREdgesMixin
 from ._partial_correlation import partial_correlation_from_precision
 from ._utils import validate_samples
 
@@ -36,6 +34,10 @@ class LocalFDRSelector(LocalFDREdgesMixin, MetaEstimatorMixin, BaseEstimator):
         makes sense with more samples than features.
     lfdr_threshold : float in (0, 1], default=0.2
         Edges are the pairs with local fdr strictly below this value.
+    lfdr_cutoff_method : {"locfdr", "fndr", "pct0"}, default="locfdr"
+        How the local fdr picks the central partial correlations that fit the
+        null; ``"fndr"`` is fdrtool's (and GeneNet's) default, see
+        :func:`~skggm_bench.learners.local_fdr` for why it is not ours.
 
     Attributes
     ----------
@@ -75,12 +77,13 @@ class LocalFDRSelector(LocalFDREdgesMixin, MetaEstimatorMixin, BaseEstimator):
 
     _parameter_constraints: dict = {
         "estimator": [HasMethods(["fit"]), None],
-        "lfdr_threshold": [Interval(Real, 0.0, 1.0, closed="right")],
+        **LFDR_PARAMETER_CONSTRAINTS,
     }
 
-    def __init__(self, estimator=None, lfdr_threshold=0.2):
+    def __init__(self, estimator=None, lfdr_threshold=0.2, lfdr_cutoff_method="locfdr"):
         self.estimator = estimator
         self.lfdr_threshold = lfdr_threshold
+        self.lfdr_cutoff_method = lfdr_cutoff_method
 
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y=None):

@@ -1,12 +1,25 @@
 """Edge decisions from partial correlations by local false discovery rate."""
 
-import numpy as np
+from numbers import Real
 
-from ._local_fdr import local_fdr
+import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from ._local_fdr import CUTOFF_METHODS, local_fdr
 from ._partial_correlation import symmetric_from_upper, upper_triangle
 
+# Constraints of the two edge-rule parameters every local-fdr learner shares.
+LFDR_PARAMETER_CONSTRAINTS = {
+    "lfdr_threshold": [Interval(Real, 0.0, 1.0, closed="right")],
+    "lfdr_cutoff_method": [StrOptions(set(CUTOFF_METHODS))],
+}
 
-def local_fdr_edges(partial_correlation: np.ndarray, threshold: float = 0.2):
+
+def local_fdr_edges(
+    partial_correlation: np.ndarray,
+    threshold: float = 0.2,
+    cutoff_method: str = "locfdr",
+):
     """Edges whose partial correlation has local fdr below ``threshold``.
 
     Parameters
@@ -15,6 +28,8 @@ def local_fdr_edges(partial_correlation: np.ndarray, threshold: float = 0.2):
         Symmetric matrix; only the upper triangle is used.
     threshold : float, default=0.2
         Edges are the pairs with ``lfdr < threshold`` (GeneNet: prob > 0.8).
+    cutoff_method : {"locfdr", "fndr", "pct0"}, default="locfdr"
+        How :func:`local_fdr` chooses the central part that fits the null.
 
     Returns
     -------
@@ -37,7 +52,7 @@ def local_fdr_edges(partial_correlation: np.ndarray, threshold: float = 0.2):
     (True, 1)
     """
     n_features = partial_correlation.shape[0]
-    result = local_fdr(upper_triangle(partial_correlation))
+    result = local_fdr(upper_triangle(partial_correlation), cutoff_method=cutoff_method)
     lfdr = symmetric_from_upper(result.lfdr, n_features, diagonal=1.0)
     return lfdr < threshold, lfdr, result
 
@@ -45,13 +60,14 @@ def local_fdr_edges(partial_correlation: np.ndarray, threshold: float = 0.2):
 class LocalFDREdgesMixin:
     """Sets ``adjacency_``, ``lfdr_``, ``null_proportion_`` and ``null_kappa_``.
 
-    For estimators with ``partial_correlation_`` and an ``lfdr_threshold``
-    parameter; call :meth:`_select_edges_by_local_fdr` at the end of ``fit``.
+    For estimators with ``partial_correlation_`` and the parameters
+    ``lfdr_threshold`` and ``lfdr_cutoff_method``; call
+    :meth:`_select_edges_by_local_fdr` at the end of ``fit``.
     """
 
     def _select_edges_by_local_fdr(self) -> None:
         adjacency, lfdr, result = local_fdr_edges(
-            self.partial_correlation_, self.lfdr_threshold
+            self.partial_correlation_, self.lfdr_threshold, self.lfdr_cutoff_method
         )
         self.adjacency_ = adjacency
         self.lfdr_ = lfdr

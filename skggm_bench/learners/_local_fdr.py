@@ -8,8 +8,11 @@ number of conditioning variables, unknown after regularisation, so it is
 estimated). The estimation follows Strimmer (2008, BMC Bioinformatics 9:303):
 
 1. a cutoff ``x0`` splits off a central part of ``|r|`` that is assumed to be
-   (almost) all null; by default the cutoff where an approximate false
-   non-discovery rate stops decreasing;
+   (almost) all null: by default Efron's locfdr rule, a number of robustly
+   estimated null standard deviations that depends on the number of statistics
+   (fdrtool's ``cutoff.method="locfdr"``); optionally fdrtool's default, the
+   cutoff where an approximate false non-discovery rate stops decreasing
+   (``"fndr"``), or a fixed quantile (``"pct0"``);
 2. ``kappa`` is the maximum-likelihood estimate of the null *truncated* to
    ``|r| <= x0``; ``eta0`` is the fraction of central statistics divided by the
    null probability of the central region;
@@ -41,6 +44,12 @@ _ETA0_GUESS_QUANTILE = 0.1
 # The cutoff search starts at the eta0-quantile of |r|, but never above this one.
 _MAX_CENTRAL_FRACTION = 0.99
 _CUTOFF_SHRINK = 0.9
+# Efron's locfdr rule for the width of the central region, in null standard
+# deviations of the Fisher-transformed statistics: b(N) = 4.3 N^(-0.26 / ln 10),
+# wider for few statistics, and 1 from half a million on.
+_LOCFDR_WIDTH_SCALE, _LOCFDR_WIDTH_EXPONENT = 4.3, -0.26
+_LOCFDR_LARGE_N = 500_000
+CUTOFF_METHODS = ("locfdr", "fndr", "pct0")
 
 
 @dataclass(frozen=True)
@@ -169,6 +178,25 @@ def _fndr_cutoff(statistics: np.ndarray) -> float:
     return cutoff
 
 
+def _locfdr_cutoff(statistics: np.ndarray) -> float:
+    """Cutoff of the central region by the rule of Efron's locfdr.
+
+    On the Fisher scale ``z = atanh(r)`` the null is close to normal; its
+    standard deviation is estimated robustly from the interquartile range, and
+    the central region extends ``b(N)`` of them on each side.
+    """
+    z = np.arctanh(np.clip(statistics, -1.0 + 1e-15, 1.0 - 1e-15))
+    q25, q75 = np.percentile(z, [25.0, 75.0])
+    sd = (q75 - q25) / (2.0 * special.ndtri(0.75))
+    n = statistics.size
+    width = (
+        1.0
+        if n > _LOCFDR_LARGE_N
+        else _LOCFDR_WIDTH_SCALE * np.exp(_LOCFDR_WIDTH_EXPONENT * np.log10(n))
+    )
+    return float(np.tanh(width * sd))
+
+
 def _fit_truncated_null(
     statistics: np.ndarray, cutoff: float
 ) -> tuple[float, float] | None:
@@ -261,22 +289,40 @@ def _uninformative_result(statistics: np.ndarray, reason: str) -> LocalFDRResult
 
 
 def local_fdr(
-    statistics, *, cutoff_method: str = "fndr", pct0: float = 0.75
+    statistics, *, cutoff_method: str = "locfdr", pct0: float = 0.75
 ) -> LocalFDRResult:
     """Local false discovery rates of correlation statistics (fdrtool's model).
 
     Equivalent in its estimates to R's
-    ``fdrtool(statistics, statistic="correlation", cutoff.method=...)``.
+    ``fdrtool(statistics, statistic="correlation", cutoff.method=...)`` for each
+    of the three cutoff methods.
 
     Parameters
     ----------
     statistics : array-like of shape (n_statistics,)
         (Partial) correlations in ``[-1, 1]``, e.g. the upper triangle of a
         partial correlation matrix.
-    cutoff_method : {"fndr", "pct0"}, default="fndr"
-        How the central part used to fit the null is chosen: by the approximate
-        false non-discovery rate (fdrtool's default), or as the fraction ``pct0``
-        of smallest ``|r|``.
+    cutoff_method : {"locfdr", "fndr", "pct0"}, default="locfdr"
+        How the central part used to fit the null is chosen:
+
+        - ``"locfdr"``: ``|atanh(r)| <= b(N) * sd``, with ``sd`` the null
+          standard deviation from the interquartile range of ``atanh(r)`` and
+          ``b(N) = 4.3 N^(-0.26 / ln 10)`` for ``N`` statistics (Efron's locfdr
+          rule, fdrtool's ``"locfdr"``).
+        - ``"fndr"``: where an approximate false non-discovery rate stops
+          decreasing (fdrtool's and GeneNet's default).
+        - ``"pct0"``: the fraction ``pct0`` of smallest ``|r|``.
+
+        ``"locfdr"`` is the default because ``"fndr"`` fails when the signal is
+        strong and the statistics are few: its search starts at a quantile of
+        ``|r|`` set by a quick ``eta0`` guess, and when that guess is too high
+        the start lies inside the signal and the rate is 0 there, so the search
+        never moves. The null is then fitted to true edges. On the chain of
+        ``tests/learners/test_recovery.py`` (p=20, 190 pairs, 22 edges with
+        ``|pcor| >= 0.3`` at n=2000) ``"fndr"`` finds 79 % of the edges (R's
+        fdrtool the same) and ``"locfdr"`` all of them on 20 of 20 datasets. On
+        a known mixture ``"locfdr"`` estimates ``eta0`` and ``kappa`` without
+        the upward and downward bias of ``"fndr"`` (see the tests).
     pct0 : float, default=0.75
         Central fraction for ``cutoff_method="pct0"``.
 
@@ -294,12 +340,12 @@ def local_fdr(
     >>> rng = np.random.default_rng(0)
     >>> t = rng.standard_t(df=99, size=1000)       # null partial correlations,
     >>> null = t / np.sqrt(t**2 + 99)              # kappa = 100
-    >>> r = np.concatenate([null, np.full(20, 0.6)])
+    >>> r = np.concatenate([null, np.linspace(0.4, 0.7, 40)])  # 40 true signals
     >>> res = local_fdr(r)
-    >>> bool(abs(res.kappa - 100) < 15), bool(res.eta0 > 0.9)
+    >>> bool(abs(res.kappa - 100) < 15), bool(abs(res.eta0 - 1000 / 1040) < 0.01)
     (True, True)
-    >>> int(np.sum(res.lfdr < 0.2))
-    20
+    >>> int(np.sum(res.lfdr[1000:] < 0.2)), int(np.sum(res.lfdr[:1000] < 0.2))
+    (39, 0)
     """
     statistics = np.asarray(statistics, dtype=float)
     if statistics.ndim != 1:
@@ -310,9 +356,9 @@ def local_fdr(
         raise ValueError("statistics contain NaN or infinite values.")
     if np.any(np.abs(statistics) > 1.0):
         raise ValueError("Correlation statistics must lie in [-1, 1].")
-    if cutoff_method not in ("fndr", "pct0"):
+    if cutoff_method not in CUTOFF_METHODS:
         raise ValueError(
-            f"cutoff_method must be 'fndr' or 'pct0', got {cutoff_method!r}."
+            f"cutoff_method must be one of {CUTOFF_METHODS}, got {cutoff_method!r}."
         )
     if not 0.0 < pct0 <= 1.0:
         raise ValueError(f"pct0 must be in (0, 1], got {pct0!r}.")
@@ -327,6 +373,8 @@ def local_fdr(
 
     if cutoff_method == "fndr":
         cutoff = _fndr_cutoff(statistics)
+    elif cutoff_method == "locfdr":
+        cutoff = _locfdr_cutoff(statistics)
     else:
         cutoff = float(np.quantile(np.abs(statistics), pct0))
     fit = _fit_truncated_null(statistics, cutoff)

@@ -14,7 +14,7 @@ from sklearn.base import BaseEstimator, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._cross_validation import make_folds
-from ._edges import LocalFDREdgesMixin
+from ._edges import LFDR_PARAMETER_CONSTRAINTS, LocalFDREdgesMixin
 from ._nodewise_lasso import nodewise_lasso
 from ._nodewise_pls import nodewise_pls
 from ._nodewise_ridge import nodewise_ridge
@@ -41,7 +41,6 @@ _LASSO_CONSTRAINTS = {
 # then misreads as signal.
 _RIDGE_MAX_PENALTY_PER_FEATURE = 0.1
 _RIDGE_GRID_DECADES = 6.0
-_LFDR_CONSTRAINT = {"lfdr_threshold": [Interval(Real, 0.0, 1.0, closed="right")]}
 
 
 class _NodewiseNetwork(BaseEstimator):
@@ -348,11 +347,16 @@ class RidgeNetwork(LocalFDREdgesMixin, _NodewiseNetwork):
     alphas : int or array-like, default=50
         Penalty grid, per sample and on standardised columns: node ``i``
         minimises ``||z_i - Z_{-i} b||^2 / n + alpha ||b||^2``. An int ``k``
-        means ``numpy.logspace(-4, 3, k)``.
+        means ``k`` values log-spaced over six decades up to parcor's largest
+        penalty, ``0.1 * n_features``.
     penalty_selection : {"cv_min", "cv_1se"}, default="cv_min"
         Rule choosing the penalty from the CV error curve.
     lfdr_threshold : float in (0, 1], default=0.2
         Edges are the pairs with local fdr strictly below this value.
+    lfdr_cutoff_method : {"locfdr", "fndr", "pct0"}, default="locfdr"
+        How the local fdr picks the central partial correlations that fit the
+        null; ``"fndr"`` is fdrtool's (and GeneNet's) default, see
+        :func:`~skggm_bench.learners.local_fdr` for why it is not ours.
     random_state : int, RandomState instance or None, default=None
         Seeds the assignment of samples to folds when ``cv`` is an int.
 
@@ -394,7 +398,7 @@ class RidgeNetwork(LocalFDREdgesMixin, _NodewiseNetwork):
 
     _parameter_constraints: dict = {
         **_COMMON_CONSTRAINTS,
-        **_LFDR_CONSTRAINT,
+        **LFDR_PARAMETER_CONSTRAINTS,
         "alphas": [Interval(Integral, 1, None, closed="left"), "array-like"],
     }
 
@@ -404,12 +408,14 @@ class RidgeNetwork(LocalFDREdgesMixin, _NodewiseNetwork):
         alphas=50,
         penalty_selection="cv_min",
         lfdr_threshold=0.2,
+        lfdr_cutoff_method="locfdr",
         random_state=None,
     ):
         self.cv = cv
         self.alphas = alphas
         self.penalty_selection = penalty_selection
         self.lfdr_threshold = lfdr_threshold
+        self.lfdr_cutoff_method = lfdr_cutoff_method
         self.random_state = random_state
 
     def _penalty_grid(self, n_features: int) -> np.ndarray:
@@ -456,6 +462,10 @@ class PLSNetwork(LocalFDREdgesMixin, _NodewiseNetwork):
         Rule choosing the number of components (fewer is simpler).
     lfdr_threshold : float in (0, 1], default=0.2
         Edges are the pairs with local fdr strictly below this value.
+    lfdr_cutoff_method : {"locfdr", "fndr", "pct0"}, default="locfdr"
+        How the local fdr picks the central partial correlations that fit the
+        null; ``"fndr"`` is fdrtool's (and GeneNet's) default, see
+        :func:`~skggm_bench.learners.local_fdr` for why it is not ours.
     random_state : int, RandomState instance or None, default=None
         Seeds the assignment of samples to folds when ``cv`` is an int.
 
@@ -497,7 +507,7 @@ class PLSNetwork(LocalFDREdgesMixin, _NodewiseNetwork):
 
     _parameter_constraints: dict = {
         **_COMMON_CONSTRAINTS,
-        **_LFDR_CONSTRAINT,
+        **LFDR_PARAMETER_CONSTRAINTS,
         "max_components": [Interval(Integral, 1, None, closed="left")],
     }
 
@@ -507,12 +517,14 @@ class PLSNetwork(LocalFDREdgesMixin, _NodewiseNetwork):
         max_components=15,
         penalty_selection="cv_min",
         lfdr_threshold=0.2,
+        lfdr_cutoff_method="locfdr",
         random_state=None,
     ):
         self.cv = cv
         self.max_components = max_components
         self.penalty_selection = penalty_selection
         self.lfdr_threshold = lfdr_threshold
+        self.lfdr_cutoff_method = lfdr_cutoff_method
         self.random_state = random_state
 
     def _fit_coefficients(self, Z, folds):

@@ -6,7 +6,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.utils._param_validation import Interval
 
-from ._edges import LocalFDREdgesMixin
+from ._edges import LFDR_PARAMETER_CONSTRAINTS, LocalFDREdgesMixin
 from ._partial_correlation import partial_correlation_from_precision
 from ._utils import standardize_columns, validate_samples
 
@@ -86,7 +86,11 @@ class ShrinkagePartialCorrelation(LocalFDREdgesMixin, BaseEstimator):
     shrinkage : float in [0, 1] or None, default=None
         Fixed shrinkage intensity; ``None`` estimates it from the data.
     lfdr_threshold : float in (0, 1], default=0.2
-        An edge is declared when its local fdr is strictly below this value.
+        Edges are the pairs with local fdr strictly below this value.
+    lfdr_cutoff_method : {"locfdr", "fndr", "pct0"}, default="locfdr"
+        How the local fdr picks the central partial correlations that fit the
+        null; ``"fndr"`` is fdrtool's (and GeneNet's) default, see
+        :func:`~skggm_bench.learners.local_fdr` for why it is not ours.
 
     Attributes
     ----------
@@ -132,12 +136,13 @@ class ShrinkagePartialCorrelation(LocalFDREdgesMixin, BaseEstimator):
 
     _parameter_constraints: dict = {
         "shrinkage": [Interval(Real, 0.0, 1.0, closed="both"), None],
-        "lfdr_threshold": [Interval(Real, 0.0, 1.0, closed="right")],
+        **LFDR_PARAMETER_CONSTRAINTS,
     }
 
-    def __init__(self, shrinkage=None, lfdr_threshold=0.2):
+    def __init__(self, shrinkage=None, lfdr_threshold=0.2, lfdr_cutoff_method="locfdr"):
         self.shrinkage = shrinkage
         self.lfdr_threshold = lfdr_threshold
+        self.lfdr_cutoff_method = lfdr_cutoff_method
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):

@@ -2,7 +2,15 @@ import numpy as np
 import pytest
 from scipy import special, stats
 
-from skggm_bench.learners import local_fdr, local_fdr_edges, null_correlation_pvalue
+from skggm_bench.learners import (
+    LocalFDRSelector,
+    PLSNetwork,
+    RidgeNetwork,
+    ShrinkagePartialCorrelation,
+    local_fdr,
+    local_fdr_edges,
+    null_correlation_pvalue,
+)
 
 # ---------------------------------------------------------------------------
 # Reference values from R 4.2.2 (Debian bookworm), fdrtool 1.2.17.
@@ -22,6 +30,7 @@ from skggm_bench.learners import local_fdr, local_fdr_edges, null_correlation_pv
 # Case B: a random mixture drawn by numpy (``_case_b`` below), written with
 # np.savetxt(fmt="%.17g") and read in R with ``x <- scan("case_b.txt")``; same
 # fdrtool call, and once more with cutoff.method = "pct0", pct0 = 0.75.
+# Both cases once more with cutoff.method = "locfdr".
 # (R indices are 1-based; the IDX lists below are 0-based.)
 # ---------------------------------------------------------------------------
 CASE_A = {
@@ -123,6 +132,80 @@ CASE_B_PCT0 = {
     "n_selected": 102,
     "lfdr_sum": 1898.654881,
 }
+CASE_A_LOCFDR = {
+    "cutoff": 0.3959044647,
+    "n_central": 886,
+    "eta0": 0.9175485348,
+    "kappa": 27.74062259,
+    "idx": CASE_A["idx"],
+    "lfdr": [
+        0.110473853,
+        1,
+        1,
+        1,
+        0.110473853,
+        1,
+        0.5981499508,
+        0.09444765381,
+        5.149319944e-06,
+        1,
+        0.09444765381,
+        5.149319944e-06,
+    ],
+    "qval": [
+        0.02638346907,
+        0.837164874,
+        0.9174677963,
+        0.5865725167,
+        0.02638346907,
+        0.4005579967,
+        0.1572896836,
+        0.01243314823,
+        4.406623978e-06,
+        0.4005579967,
+        0.01243314823,
+        4.406623978e-06,
+    ],
+    "n_selected": 60,
+    "lfdr_sum": 919.3826845,
+}
+CASE_B_LOCFDR = {
+    "cutoff": 0.2755872681,
+    "n_central": 1741,
+    "eta0": 0.911302214,
+    "kappa": 52.47903094,
+    "idx": _IDX_B,
+    "lfdr": [
+        1,
+        1,
+        1,
+        1,
+        1,
+        1,
+        0.7485121318,
+        0.2764750035,
+        6.641983852e-07,
+        0.01139370168,
+        0.07608363301,
+        0.02398874739,
+    ],
+    "qval": [
+        0.8063948254,
+        0.8943663799,
+        0.8765743192,
+        0.905847229,
+        0.3262662211,
+        0.8432226201,
+        0.2614873084,
+        0.02602336033,
+        2.796466663e-08,
+        0.002514520215,
+        0.006529636837,
+        0.003176830327,
+    ],
+    "n_selected": 134,
+    "lfdr_sum": 1823.60247,
+}
 
 
 def _case_a() -> np.ndarray:
@@ -145,8 +228,10 @@ def _case_b() -> np.ndarray:
         (_case_a, "fndr", CASE_A),
         (_case_b, "fndr", CASE_B_FNDR),
         (_case_b, "pct0", CASE_B_PCT0),
+        (_case_a, "locfdr", CASE_A_LOCFDR),
+        (_case_b, "locfdr", CASE_B_LOCFDR),
     ],
-    ids=["A-fndr", "B-fndr", "B-pct0"],
+    ids=["A-fndr", "B-fndr", "B-pct0", "A-locfdr", "B-locfdr"],
 )
 def test_agrees_with_fdrtool(make, method, ref):
     x = make()
@@ -177,15 +262,16 @@ def test_null_pvalue_matches_the_t_distribution():
     )
 
 
+@pytest.mark.parametrize("method", ["locfdr", "fndr"])
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_pure_null_estimates_eta0_near_one_and_selects_almost_nothing(seed):
+def test_pure_null_estimates_eta0_near_one_and_selects_almost_nothing(seed, method):
     # 4950 = p (p - 1) / 2 statistics for p = 100, all null with kappa = 100.
-    # Observed over seeds 0-9: eta0 >= 0.986, kappa in [97.8, 108.6] (the
-    # truncated fit uses only the central part, so its sampling spread is a
-    # few %), nothing selected. The bounds leave room for that noise but fail
-    # for a null of the wrong width or a broken eta0.
+    # Observed over seeds 0-7, both methods: eta0 >= 0.986, kappa in
+    # [95.3, 108.6] (the truncated fit uses only the central part, so its
+    # sampling spread is a few %), nothing selected. The bounds leave room for
+    # that noise but fail for a null of the wrong width or a broken eta0.
     x = _null_correlations(np.random.default_rng(seed), 100.0, 4950)
-    res = local_fdr(x)
+    res = local_fdr(x, cutoff_method=method)
     assert res.eta0 > 0.97
     assert res.kappa == pytest.approx(100.0, rel=0.15)
     assert np.sum(res.lfdr < 0.2) <= 5  # 0.1 % of the pairs
@@ -212,21 +298,32 @@ def _mixture(seed: int):
     return x, eta0 * f0 / (eta0 * f0 + (1 - eta0) * fa)
 
 
+# Bounds per cutoff method: eta0, kappa, mean |lfdr error|, agreement of the
+# decisions. Observed over seeds 0-7 (true eta0 0.9, kappa 50):
+# - locfdr: eta0 0.896-0.912, kappa 46.8-52.9, error 0.006-0.012, >= 99.6 %.
+# - fndr: its central region takes in some alternatives, so eta0 is biased up
+#   (0.927-0.941) and kappa down (37-41); error 0.027-0.038, >= 97.5 %.
+# An lfdr ignoring the alternative shape (constant eta0) has a mean error of
+# 0.15; the null width is checked through kappa (the lfdr curve itself is
+# rather insensitive to it).
+MIXTURE_BOUNDS = {
+    "locfdr": ((0.88, 0.93), (44.0, 56.0), 0.02, 0.99),
+    "fndr": ((0.88, 0.97), (35.0, 60.0), 0.05, 0.96),
+}
+
+
+@pytest.mark.parametrize("method", ["locfdr", "fndr"])
 @pytest.mark.parametrize("seed", [0, 1])
-def test_lfdr_curve_is_close_to_the_truth_on_a_known_mixture(seed):
+def test_lfdr_curve_is_close_to_the_truth_on_a_known_mixture(seed, method):
     x, true_lfdr = _mixture(seed)
-    res = local_fdr(x)
-    # fdrtool's central-region fit is conservative: it places some alternatives
-    # in the "null" centre, so eta0 is biased up (0.93-0.94 over seeds 0-7 for
-    # a true 0.9) and kappa down (37-41 for a true 50). The lfdr curve stays
-    # close: mean |error| 0.027-0.038 and >= 97.5 % identical edge decisions
-    # (lfdr < 0.2) over seeds 0-7. An lfdr ignoring the alternative shape
-    # (constant eta0) has a mean error of 0.15; the null width is checked
-    # through kappa (the lfdr curve itself is rather insensitive to it).
-    assert 0.88 < res.eta0 < 0.97
-    assert 35 < res.kappa < 60
-    assert np.mean(np.abs(res.lfdr - true_lfdr)) < 0.05
-    assert np.mean((res.lfdr < 0.2) == (true_lfdr < 0.2)) > 0.96
+    res = local_fdr(x, cutoff_method=method)
+    (eta0_low, eta0_high), (kappa_low, kappa_high), error, agreement = MIXTURE_BOUNDS[
+        method
+    ]
+    assert eta0_low < res.eta0 < eta0_high
+    assert kappa_low < res.kappa < kappa_high
+    assert np.mean(np.abs(res.lfdr - true_lfdr)) < error
+    assert np.mean((res.lfdr < 0.2) == (true_lfdr < 0.2)) > agreement
     # Monotone in |r|: a larger |r| never has a larger lfdr (Grenander).
     order = np.argsort(np.abs(x))
     assert np.all(np.diff(res.lfdr[order]) <= 1e-12)
@@ -268,7 +365,7 @@ def test_bad_statistics_are_rejected(bad, message):
 def test_bad_options_are_rejected():
     x = _null_correlations(np.random.default_rng(0), 30.0, 100)
     with pytest.raises(ValueError, match="cutoff_method"):
-        local_fdr(x, cutoff_method="locfdr")
+        local_fdr(x, cutoff_method="median")
     with pytest.raises(ValueError, match="pct0"):
         local_fdr(x, cutoff_method="pct0", pct0=0.0)
 
@@ -282,3 +379,23 @@ def test_local_fdr_edges_returns_symmetric_decisions():
     np.testing.assert_array_equal(adjacency, adjacency.T)
     np.testing.assert_array_equal(np.diag(lfdr), 1.0)
     assert result.lfdr.size == 60 * 59 // 2
+
+
+@pytest.mark.parametrize(
+    "learner",
+    [ShrinkagePartialCorrelation, RidgeNetwork, PLSNetwork, LocalFDRSelector],
+)
+def test_learners_decide_edges_with_their_cutoff_method(learner):
+    rng = np.random.default_rng(5)
+    precision = np.eye(15) - 0.35 * (np.eye(15, k=1) + np.eye(15, k=-1))
+    X = rng.multivariate_normal(np.zeros(15), np.linalg.inv(precision), size=300)
+    for method in ("locfdr", "fndr", "pct0"):
+        est = learner(lfdr_cutoff_method=method).fit(X)
+        expected, _, result = local_fdr_edges(
+            est.partial_correlation_, cutoff_method=method
+        )
+        np.testing.assert_array_equal(est.adjacency_, expected)
+        assert est.null_kappa_ == result.kappa
+    assert learner().get_params()["lfdr_cutoff_method"] == "locfdr"
+    with pytest.raises(ValueError, match="lfdr_cutoff_method"):
+        learner(lfdr_cutoff_method="median").fit(X)
