@@ -43,6 +43,9 @@ parser.add_argument("--out", type=Path, default=Path("figures"))
 parser.add_argument("--store", type=str, default=None, help="SQLite file (resumes)")
 args, _ = parser.parse_known_args()
 
+# The published methods decide edges with GeneNet/fdrtool's default null cutoff
+# ("fndr"), not with our default ("locfdr"; see the learners user guide).
+published = {"lfdr_cutoff_method": "fndr"}
 benchmark = Benchmark(
     generators={
         "diagdom": DiagonalDominance(),
@@ -51,9 +54,9 @@ benchmark = Benchmark(
     learners={
         "adalasso": AdaptiveLassoNetwork(),
         "lasso": LassoNetwork(),
-        "pls": PLSNetwork(),
-        "ridge": RidgeNetwork(),
-        "shrink": ShrinkagePartialCorrelation(),
+        "pls": PLSNetwork(**published),
+        "ridge": RidgeNetwork(**published),
+        "shrink": ShrinkagePartialCorrelation(**published),
     },
     graph="erdos_renyi",
     densities=(0.05, 0.25),
