@@ -12,8 +12,9 @@ largest number of selected pairs. Cases:
 
 - the easy chain of ``tests/learners`` (p=20, n=2000), 20 datasets;
 - independent data (p=20, n=200), 30 datasets;
-- a known two-group mixture of 5000 statistics (eta0 0.9, kappa 50), 8 seeds:
-  estimated eta0, kappa and the mean absolute lfdr error;
+- the known two-group mixture of the local-fdr tests (5000 statistics, eta0
+  0.9, kappa 50), seeds 0-7: estimated eta0, kappa and the mean absolute lfdr
+  error;
 - the Krämer et al. (2009) grid at p=100, densities 0.05 and 0.25, n 25, 50
   and 200, ground truth from DiagonalDominance and TriangulatedOrthogonalization,
   ``--repeats`` datasets each.
@@ -28,7 +29,6 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-from scipy import special, stats
 from sklearn.covariance import LedoitWolf
 
 from skggm_bench.datasets import make_ggm
@@ -42,7 +42,7 @@ from skggm_bench.learners import (
 )
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "learners"))
-from conftest import chain_precision, gaussian_sample
+from conftest import chain_precision, correlation_mixture, gaussian_sample
 
 METHODS = ("locfdr", "fndr", "pct0")
 LEARNERS = {
@@ -95,24 +95,6 @@ def _print(title: str, rows: dict) -> None:
     sys.stdout.flush()
 
 
-def _mixture(seed: int, kappa: float = 50.0, eta0: float = 0.9, size: int = 5000):
-    """Null correlations (exact law) plus +-tanh(N(0.6, 0.15^2)); the true lfdr."""
-    rng = np.random.default_rng(seed)
-    n_null = int(eta0 * size)
-    t = rng.standard_t(kappa - 1, size=n_null)
-    alt = np.tanh(rng.normal(0.6, 0.15, size - n_null))
-    x = np.concatenate(
-        [t / np.sqrt(t**2 + kappa - 1), alt * rng.choice([-1.0, 1.0], alt.size)]
-    )
-    f0 = np.exp(
-        -special.betaln(0.5, (kappa - 1) / 2) + (kappa - 3) / 2 * np.log1p(-(x**2))
-    )
-    z = np.arctanh(x)
-    fa = 0.5 * (stats.norm.pdf(z, 0.6, 0.15) + stats.norm.pdf(z, -0.6, 0.15))
-    fa /= 1 - x**2
-    return x, eta0 * f0 / (eta0 * f0 + (1 - eta0) * fa)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
@@ -131,7 +113,7 @@ def main() -> None:
     for method in METHODS:
         fits = [
             (local_fdr(x, cutoff_method=method), true)
-            for x, true in map(_mixture, range(8))
+            for x, true in map(correlation_mixture, range(8))
         ]
         eta0 = [fit.eta0 for fit, _ in fits]
         kappa = [fit.kappa for fit, _ in fits]

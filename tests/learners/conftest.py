@@ -1,7 +1,9 @@
-"""Shared test data for the learners: the "easy case" chain model, Gaussian samples."""
+"""Shared test data for the learners: the "easy case" chain model, Gaussian samples,
+and correlation statistics with a known null and mixture."""
 
 import numpy as np
 import pytest
+from scipy import special, stats
 
 EASY_P = 20
 # Long-range edges added to the chain, each with partial correlation -0.3.
@@ -40,3 +42,30 @@ def easy_precision() -> np.ndarray:
 @pytest.fixture(scope="session")
 def easy_truth(easy_precision) -> np.ndarray:
     return (easy_precision != 0) & ~np.eye(EASY_P, dtype=bool)
+
+
+def null_correlations(rng, kappa: float, size: int) -> np.ndarray:
+    """Exact null draws: R = T / sqrt(T^2 + kappa - 1) with T ~ Student t(kappa - 1)."""
+    t = rng.standard_t(kappa - 1, size=size)
+    return t / np.sqrt(t**2 + kappa - 1)
+
+
+def correlation_mixture(seed: int):
+    """90 % nulls (kappa=50), 10 % alternatives +-tanh(N(0.6, 0.15^2)); true lfdr."""
+    kappa, eta0, size = 50.0, 0.9, 5000
+    rng = np.random.default_rng(seed)
+    n_null = int(eta0 * size)
+    alt = np.tanh(rng.normal(0.6, 0.15, size - n_null)) * rng.choice(
+        [-1.0, 1.0], size - n_null
+    )
+    x = np.concatenate([null_correlations(rng, kappa, n_null), alt])
+    f0 = np.exp(
+        -special.betaln(0.5, (kappa - 1) / 2) + (kappa - 3) / 2 * np.log1p(-(x**2))
+    )
+    z = np.arctanh(x)
+    fa = (
+        0.5
+        * (stats.norm.pdf(z, 0.6, 0.15) + stats.norm.pdf(z, -0.6, 0.15))
+        / (1 - x**2)
+    )
+    return x, eta0 * f0 / (eta0 * f0 + (1 - eta0) * fa)

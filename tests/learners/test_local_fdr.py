@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
-from scipy import special, stats
+from conftest import correlation_mixture, null_correlations
+from scipy import stats
 
 from skggm_bench.learners import (
     LocalFDRSelector,
@@ -248,12 +249,6 @@ def test_agrees_with_fdrtool(make, method, ref):
     assert res.lfdr.sum() == pytest.approx(ref["lfdr_sum"], abs=1e-3)
 
 
-def _null_correlations(rng, kappa: float, size: int) -> np.ndarray:
-    """Exact null draws: R = T / sqrt(T^2 + kappa - 1) with T ~ Student t(kappa - 1)."""
-    t = rng.standard_t(kappa - 1, size=size)
-    return t / np.sqrt(t**2 + kappa - 1)
-
-
 def test_null_pvalue_matches_the_t_distribution():
     r, kappa = np.array([-0.9, -0.2, 0.0, 0.05, 0.3, 0.99]), 17.0
     t = np.abs(r) * np.sqrt((kappa - 1) / (1 - r**2))
@@ -270,32 +265,11 @@ def test_pure_null_estimates_eta0_near_one_and_selects_almost_nothing(seed, meth
     # [95.3, 108.6] (the truncated fit uses only the central part, so its
     # sampling spread is a few %), nothing selected. The bounds leave room for
     # that noise but fail for a null of the wrong width or a broken eta0.
-    x = _null_correlations(np.random.default_rng(seed), 100.0, 4950)
+    x = null_correlations(np.random.default_rng(seed), 100.0, 4950)
     res = local_fdr(x, cutoff_method=method)
     assert res.eta0 > 0.97
     assert res.kappa == pytest.approx(100.0, rel=0.15)
     assert np.sum(res.lfdr < 0.2) <= 5  # 0.1 % of the pairs
-
-
-def _mixture(seed: int):
-    """90 % nulls (kappa=50), 10 % alternatives +-tanh(N(0.6, 0.15^2)); true lfdr."""
-    kappa, eta0, size = 50.0, 0.9, 5000
-    rng = np.random.default_rng(seed)
-    n_null = int(eta0 * size)
-    alt = np.tanh(rng.normal(0.6, 0.15, size - n_null)) * rng.choice(
-        [-1.0, 1.0], size - n_null
-    )
-    x = np.concatenate([_null_correlations(rng, kappa, n_null), alt])
-    f0 = np.exp(
-        -special.betaln(0.5, (kappa - 1) / 2) + (kappa - 3) / 2 * np.log1p(-(x**2))
-    )
-    z = np.arctanh(x)
-    fa = (
-        0.5
-        * (stats.norm.pdf(z, 0.6, 0.15) + stats.norm.pdf(z, -0.6, 0.15))
-        / (1 - x**2)
-    )
-    return x, eta0 * f0 / (eta0 * f0 + (1 - eta0) * fa)
 
 
 # Bounds per cutoff method: eta0, kappa, mean |lfdr error|, agreement of the
@@ -314,8 +288,8 @@ MIXTURE_BOUNDS = {
 
 @pytest.mark.parametrize("method", ["locfdr", "fndr"])
 @pytest.mark.parametrize("seed", [0, 1])
-def test_lfdr_curve_is_close_to_the_truth_on_a_known_mixture(seed, method):
-    x, true_lfdr = _mixture(seed)
+def test_lfdr_curve_is_close_to_the_truth_on_a_knowncorrelation_mixture(seed, method):
+    x, true_lfdr = correlation_mixture(seed)
     res = local_fdr(x, cutoff_method=method)
     (eta0_low, eta0_high), (kappa_low, kappa_high), error, agreement = MIXTURE_BOUNDS[
         method
@@ -330,7 +304,7 @@ def test_lfdr_curve_is_close_to_the_truth_on_a_known_mixture(seed, method):
 
 
 def test_qvalues_never_exceed_lfdr():
-    x, _ = _mixture(3)
+    x, _ = correlation_mixture(3)
     res = local_fdr(x)
     assert np.all((res.qval >= 0) & (res.qval <= 1))
     # The tail-area rate is never above the local rate at the same point for a
@@ -363,7 +337,7 @@ def test_bad_statistics_are_rejected(bad, message):
 
 
 def test_bad_options_are_rejected():
-    x = _null_correlations(np.random.default_rng(0), 30.0, 100)
+    x = null_correlations(np.random.default_rng(0), 30.0, 100)
     with pytest.raises(ValueError, match="cutoff_method"):
         local_fdr(x, cutoff_method="median")
     with pytest.raises(ValueError, match="pct0"):
@@ -372,7 +346,7 @@ def test_bad_options_are_rejected():
 
 def test_local_fdr_edges_returns_symmetric_decisions():
     rng = np.random.default_rng(4)
-    upper = np.triu(_null_correlations(rng, 200.0, 60 * 60).reshape(60, 60), k=1)
+    upper = np.triu(null_correlations(rng, 200.0, 60 * 60).reshape(60, 60), k=1)
     upper[0, 5] = upper[2, 9] = 0.6
     adjacency, lfdr, result = local_fdr_edges(upper + upper.T)
     assert {tuple(e) for e in np.argwhere(np.triu(adjacency))} == {(0, 5), (2, 9)}
