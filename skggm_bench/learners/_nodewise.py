@@ -106,7 +106,8 @@ class LassoNetwork(_SparseNodewiseNetwork):
     """Node-wise lasso (parcor's ``lasso``), penalty of each node by K-fold CV.
 
     Every variable is regressed on all others by the lasso along a log grid of
-    ``n_alphas`` penalties (coordinate descent with warm starts); the penalty
+    ``n_alphas`` penalties (coordinate descent with warm starts, or the exact
+    piecewise-linear path for nodes with at most 40 predictors); the penalty
     is chosen per node by K-fold cross-validation. Partial correlations are
     ``sign(b_ij) sqrt(b_ij b_ji)``, 0 if the two signs disagree, capped at 1.
 
@@ -133,7 +134,9 @@ class LassoNetwork(_SparseNodewiseNetwork):
         (Meinshausen–Bühlmann): an edge when either coefficient is non-zero
         (its partial correlation may then be 0).
     tol : float, default=1e-4
-        Tolerance of coordinate descent (duality gap, as in scikit-learn).
+        Tolerance of coordinate descent (duality gap, as in scikit-learn), used
+        for the final fit of every node and for the cross-validation paths of
+        nodes with more than 40 predictors (smaller ones are solved exactly).
     max_iter : int, default=1000
         Maximum number of coordinate-descent sweeps per penalty.
     random_state : int, RandomState instance or None, default=None
@@ -232,7 +235,9 @@ class AdaptiveLassoNetwork(_SparseNodewiseNetwork):
     rule : {"and", "or"}, default="and"
         Edge rule, as in :class:`LassoNetwork`.
     tol : float, default=1e-4
-        Tolerance of coordinate descent.
+        Tolerance of coordinate descent (duality gap, as in scikit-learn), used
+        for the final fit of every node and for the cross-validation paths of
+        nodes with more than 40 predictors (smaller ones are solved exactly).
     max_iter : int, default=1000
         Maximum number of coordinate-descent sweeps per penalty.
     random_state : int, RandomState instance or None, default=None

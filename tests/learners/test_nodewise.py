@@ -12,10 +12,16 @@ from skggm_bench.learners import (
     LassoNetwork,
     PLSNetwork,
     RidgeNetwork,
+    _nodewise_lasso,
     partial_correlation_from_precision,
 )
 from skggm_bench.learners._cross_validation import make_folds
-from skggm_bench.learners._nodewise_lasso import nodewise_lasso
+from skggm_bench.learners._nodewise_lasso import (
+    _CenteredBlock,
+    _FoldCoordinateDescent,
+    _FoldHomotopy,
+    nodewise_lasso,
+)
 from skggm_bench.learners._nodewise_pls import _kernel_pls_all_nodes
 from skggm_bench.learners._nodewise_ridge import nodewise_ridge
 from skggm_bench.learners._utils import standardize_columns
@@ -118,9 +124,14 @@ def test_adaptive_lasso_is_a_weighted_lasso_on_the_first_stage_support(chain_dat
         )
 
 
-def test_lasso_early_stop_selects_the_same_penalties_as_the_full_grid():
+@pytest.mark.parametrize("homotopy", [True, False], ids=["homotopy", "coord_descent"])
+def test_lasso_early_stop_selects_the_same_penalties_as_the_full_grid(
+    homotopy, monkeypatch
+):
     # p close to n: the CV curve turns up steeply after its minimum, so the early
     # stop must trigger (NaNs present) without changing any selected penalty.
+    if not homotopy:
+        monkeypatch.setattr(_nodewise_lasso, "_HOMOTOPY_MAX_PREDICTORS", -1)
     X = gaussian_sample(chain_precision(40), 60, seed=3)
     Z, _ = standardize_columns(X)
     folds = make_folds(5, 60, random_state=0)
@@ -129,6 +140,55 @@ def test_lasso_early_stop_selects_the_same_penalties_as_the_full_grid():
     assert np.isnan(early[2]).any() and not np.isnan(full[2]).any()
     np.testing.assert_array_equal(early[1], full[1])
     np.testing.assert_allclose(early[0], full[0], atol=1e-12)
+
+
+def test_homotopy_paths_equal_converged_coordinate_descent(chain_data):
+    # Adaptive-lasso-like weights: per fold, some predictors excluded (weight 0)
+    # and the others weighted over two decades.
+    Z, _ = standardize_columns(chain_data)
+    p = Z.shape[1]
+    folds = make_folds(5, Z.shape[0], random_state=0)
+    blocks = [_CenteredBlock(Z, train, test) for train, test in folds]
+    grid = np.logspace(0.0, -3.5, 60)  # from above every alpha_max (|r| <= 1)
+    rng = np.random.default_rng(0)
+    for node in (0, 6, 11):
+        predictors = np.delete(np.arange(p), node)
+        scales = 10.0 ** rng.uniform(-2.0, 0.0, (5, p - 1))
+        scales[rng.random(scales.shape) < 0.3] = 0.0
+        exact = _FoldHomotopy(blocks, node, predictors, scales)
+        converged = _FoldCoordinateDescent(
+            blocks, node, predictors, scales, tol=1e-14, max_iter=100_000
+        )
+        for chunk in (grid[:25], grid[25:]):  # paths continue across calls
+            np.testing.assert_allclose(
+                exact.path(chunk), converged.path(chunk), rtol=0, atol=1e-9
+            )
+
+
+def test_failed_homotopy_falls_back_to_coordinate_descent(chain_data, monkeypatch):
+    Z, _ = standardize_columns(chain_data)
+    folds = make_folds(5, Z.shape[0], random_state=0)
+    monkeypatch.setattr(_nodewise_lasso, "_HOMOTOPY_MAX_PREDICTORS", -1)
+    descent = nodewise_lasso(Z, folds)
+    monkeypatch.undo()
+    monkeypatch.setattr(_nodewise_lasso, "_MAX_KNOTS_PER_PREDICTOR", 0)
+    fallback = nodewise_lasso(Z, folds)  # every homotopy fails at its first knot
+    for expected, result in zip(descent, fallback, strict=True):
+        np.testing.assert_array_equal(result, expected)
+
+
+def test_duplicated_predictors_give_the_converged_lasso(chain_data, monkeypatch):
+    # A copy entering next to its original makes the active Gram matrix singular:
+    # the homotopy then hands the node to coordinate descent. Either way the
+    # result must be the converged lasso.
+    Z, _ = standardize_columns(np.hstack([chain_data, chain_data[:, [0, 5]]]))
+    folds = make_folds(5, Z.shape[0], random_state=0)
+    converged = {"tol": 1e-10, "max_iter": 100_000}
+    result = nodewise_lasso(Z, folds, **converged)
+    monkeypatch.setattr(_nodewise_lasso, "_HOMOTOPY_MAX_PREDICTORS", -1)
+    descent = nodewise_lasso(Z, folds, **converged)
+    np.testing.assert_array_equal(result[1], descent[1])
+    np.testing.assert_allclose(result[2], descent[2], rtol=1e-8)
 
 
 # --- estimator behaviour ----------------------------------------------------
