@@ -3,6 +3,7 @@
 Run from the repository root:
 
     .venv/bin/python tests/benchmarks/bench_learners.py [--repeats 5]
+    .venv/bin/python tests/benchmarks/bench_learners.py --baseline REV [--repeats 5]
 
 BLAS is limited to one thread (threadpoolctl) so the figures are per-core. The
 data are Gaussian with a sparse random precision matrix (5% of pairs are edges,
@@ -10,10 +11,17 @@ the sparsest density of the Krämer et al. 2009 grid; partial correlations of
 magnitude about 0.1-0.3). TPR/PPV of the edge decisions are printed for context.
 Reported: median wall-clock and median CPU (process) time over the repeats, in
 seconds. CPU time is the figure to compare on a loaded machine.
+
+``--baseline REV`` instead times the lasso learners with the node-wise lasso of
+git revision ``REV`` against the current one, alternating the two in this
+process round by round, so that both see the same machine speed; it prints the
+minimum CPU time of each and their ratio.
 """
 
 import argparse
+import importlib.util
 import statistics
+import subprocess
 import time
 import warnings
 
@@ -21,6 +29,7 @@ import numpy as np
 from sklearn.covariance import OAS, GraphicalLassoCV, LedoitWolf
 from threadpoolctl import threadpool_limits
 
+import skggm_bench.learners._nodewise as nodewise
 from skggm_bench.learners import (
     AdaptiveLassoNetwork,
     LassoNetwork,
@@ -65,15 +74,65 @@ LEARNERS = {
 }
 
 
+def _nodewise_lasso_at(revision: str):
+    """The ``nodewise_lasso`` function of ``_nodewise_lasso.py`` at git ``revision``."""
+    source = subprocess.run(
+        ["git", "show", f"{revision}:skggm_bench/learners/_nodewise_lasso.py"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    # A sibling of the current module, so that its relative imports resolve.
+    spec = importlib.util.spec_from_loader(
+        "skggm_bench.learners._nodewise_lasso_baseline", loader=None
+    )
+    module = importlib.util.module_from_spec(spec)
+    exec(compile(source, f"{revision}:_nodewise_lasso.py", "exec"), module.__dict__)
+    return module.nodewise_lasso
+
+
+def compare_with_baseline(X, revision: str, repeats: int) -> None:
+    """Minimum CPU time of the lasso learners, baseline vs current, alternating."""
+    implementations = {
+        revision: _nodewise_lasso_at(revision),
+        "current": nodewise.nodewise_lasso,
+    }
+    learners = {
+        "LassoNetwork": LEARNERS["LassoNetwork"],
+        "AdaptiveLassoNetwork": LEARNERS["AdaptiveLassoNetwork"],
+    }
+    cpu = {(impl, name): [] for impl in implementations for name in learners}
+    try:
+        for _ in range(repeats):
+            for impl, function in implementations.items():
+                nodewise.nodewise_lasso = function
+                for name, make in learners.items():
+                    start = time.process_time()
+                    make().fit(X)
+                    cpu[impl, name].append(time.process_time() - start)
+    finally:
+        nodewise.nodewise_lasso = implementations["current"]
+    print(f"| learner | {revision} CPU (s) | current CPU (s) | speed-up |")
+    print("|---|---|---|---|")
+    for name in learners:
+        before, after = min(cpu[revision, name]), min(cpu["current", name])
+        print(f"| {name} | {before:.3f} | {after:.3f} | {before / after:.2f}x |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--n-features", type=int, default=100)
     parser.add_argument("--n-samples", type=int, default=200)
+    parser.add_argument("--baseline", metavar="REV", default=None)
     args = parser.parse_args()
     X, truth = sparse_gaussian_data(
         args.n_features, args.n_samples, density=0.05, seed=0
     )
+    if args.baseline is not None:
+        with threadpool_limits(limits=1):
+            compare_with_baseline(X, args.baseline, args.repeats)
+        return
     print(f"p={args.n_features}, n={args.n_samples}, repeats={args.repeats}, 1 thread")
     print(f"| {'learner':40s} | wall (s) | CPU (s) | edges | TPR  | PPV  |")
     print(f"|{'-' * 42}|----------|---------|-------|------|------|")
