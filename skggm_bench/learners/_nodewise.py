@@ -107,8 +107,9 @@ class LassoNetwork(_SparseNodewiseNetwork):
 
     Every variable is regressed on all others by the lasso along a log grid of
     ``n_alphas`` penalties (coordinate descent with warm starts, or the exact
-    piecewise-linear path for nodes with at most 40 predictors); the penalty
-    is chosen per node by K-fold cross-validation. Partial correlations are
+    piecewise-linear path for nodes with at most 40 predictors and for nodes
+    where descent converges slowly); the penalty is chosen per node by K-fold
+    cross-validation. Partial correlations are
     ``sign(b_ij) sqrt(b_ij b_ji)``, 0 if the two signs disagree, capped at 1.
 
     With ``penalty_selection="cv_min"`` (the published method) the chosen
@@ -134,9 +135,10 @@ class LassoNetwork(_SparseNodewiseNetwork):
         (Meinshausen–Bühlmann): an edge when either coefficient is non-zero
         (its partial correlation may then be 0).
     tol : float, default=1e-4
-        Tolerance of coordinate descent (duality gap, as in scikit-learn), used
-        for the final fit of every node and for the cross-validation paths of
-        nodes with more than 40 predictors (smaller ones are solved exactly).
+        Tolerance of coordinate descent (duality gap, as in scikit-learn). It
+        does not apply to the nodes solved exactly: those with at most 40
+        predictors, and those where descent needs more than 250 sweeps at one
+        penalty.
     max_iter : int, default=1000
         Maximum number of coordinate-descent sweeps per penalty.
     random_state : int, RandomState instance or None, default=None
@@ -235,9 +237,10 @@ class AdaptiveLassoNetwork(_SparseNodewiseNetwork):
     rule : {"and", "or"}, default="and"
         Edge rule, as in :class:`LassoNetwork`.
     tol : float, default=1e-4
-        Tolerance of coordinate descent (duality gap, as in scikit-learn), used
-        for the final fit of every node and for the cross-validation paths of
-        nodes with more than 40 predictors (smaller ones are solved exactly).
+        Tolerance of coordinate descent (duality gap, as in scikit-learn). It
+        does not apply to the nodes solved exactly: those with at most 40
+        predictors, and those where descent needs more than 250 sweeps at one
+        penalty.
     max_iter : int, default=1000
         Maximum number of coordinate-descent sweeps per penalty.
     random_state : int, RandomState instance or None, default=None

@@ -22,8 +22,11 @@ exact, piecewise-linear lasso path from knot to knot instead (a homotopy, see
 ``_FoldHomotopy``), whose cost grows with the number of knots, about one or two
 per predictor, not with the number of penalties. The homotopy's solutions are
 exact where coordinate descent stops at its duality-gap tolerance, so the CV
-errors of the two agree to that tolerance. The final fit of every node on all
-samples uses coordinate descent.
+errors of the two agree to that tolerance. Coordinate descent also slows down
+badly on strongly correlated predictors, where the homotopy does not: a larger
+node starts with coordinate descent and moves to the homotopy when one penalty
+needs more than ``_SWEEP_LIMIT`` sweeps. The final fit of a node on all samples
+uses the solver its CV paths used.
 """
 
 import numpy as np
@@ -51,6 +54,18 @@ _HOMOTOPY_MAX_PREDICTORS = 40
 _MIN_PIVOT = 1e-8
 _MAX_KNOTS_PER_PREDICTOR = 10
 _KKT_RTOL = 1e-7
+# A coefficient that moves the penalised gradient by less than this fraction of
+# alpha is rounding residue of a knot (e.g. the first one, computed apart from
+# the grid's alpha_max) and is set to exactly 0; doing so changes no optimality
+# condition by more than that fraction, far inside _KKT_RTOL.
+_ZERO_RTOL = 1e-10
+# Coordinate-descent sweeps at one penalty beyond which a node's CV paths are
+# handed to the homotopy, whose cost hardly depends on the conditioning. At
+# p=100, n=200 well-conditioned nodes need at most about 150 sweeps; dense
+# graphs from triangulated or partial orthogonalization (correlation matrices
+# with condition numbers of 6,000-25,000) need up to max_iter, i.e. descent
+# does not converge there, and the switch halves their fit time.
+_SWEEP_LIMIT = 250
 
 
 def _penalty_grid(
@@ -89,9 +104,13 @@ class _CenteredBlock:
         )
 
     def path(self, node, problem, alphas, tol, max_iter, coef_init=None):
-        """Lasso path of ``node`` on a ``weighted`` problem (scaled coefficients)."""
+        """Lasso path of ``node`` on a ``weighted`` problem (scaled coefficients).
+
+        Returns the coefficients and the largest number of coordinate-descent
+        sweeps any penalty needed.
+        """
         design, gram, xy = problem
-        _, coefs, _ = lasso_path(
+        _, coefs, _, sweeps = lasso_path(
             design,
             self.X[:, node],
             alphas=alphas,
@@ -101,20 +120,30 @@ class _CenteredBlock:
             max_iter=max_iter,
             coef_init=coef_init,
             check_input=False,
+            return_n_iter=True,
         )
-        return coefs
+        return coefs, int(np.max(sweeps))
+
+
+class _SlowDescent(Exception):
+    """Coordinate descent needs too many sweeps (badly conditioned node)."""
 
 
 class _FoldCoordinateDescent:
-    """Coordinate-descent paths of one node on all folds, warm starts along the grid."""
+    """Coordinate-descent paths of one node on all folds, warm starts along the grid.
+
+    With a ``sweep_limit``, ``path`` raises :class:`_SlowDescent` as soon as a
+    penalty needs more sweeps than that.
+    """
 
     # Penalties between two early-stop checks: each costs a fit per fold, so
     # frequent checks limit the fits wasted past the stop.
     chunk = 10
 
-    def __init__(self, blocks, node, predictors, scales, tol, max_iter):
+    def __init__(self, blocks, node, predictors, scales, tol, max_iter, sweep_limit):
         self.blocks, self.node, self.scales = blocks, node, scales
         self.tol, self.max_iter = tol, max_iter
+        self.sweep_limit = np.inf if sweep_limit is None else sweep_limit
         self.problems = [
             block.weighted(node, predictors, scale)
             for block, scale in zip(blocks, scales, strict=True)
@@ -129,7 +158,7 @@ class _FoldCoordinateDescent:
         """
         coefs = np.empty((len(self.blocks), self.scales.shape[1], alphas.size))
         for fold, block in enumerate(self.blocks):
-            scaled = block.path(
+            scaled, sweeps = block.path(
                 self.node,
                 self.problems[fold],
                 alphas,
@@ -137,6 +166,8 @@ class _FoldCoordinateDescent:
                 self.max_iter,
                 self.warm[fold],
             )
+            if sweeps > self.sweep_limit:
+                raise _SlowDescent
             self.warm[fold] = scaled[:, -1]
             coefs[fold] = scaled * self.scales[fold][:, None]
         return coefs
@@ -300,6 +331,8 @@ class _FoldHomotopy:
             if not stepping.any():
                 break
             self._step(stepping)
+        curvature = np.diagonal(self.gram, axis1=1, axis2=2)[:, :, None]
+        coefs[np.abs(coefs) * curvature <= _ZERO_RTOL * alphas] = 0.0
         self._check_optimality(coefs, alphas)
         return coefs * self.scales[:, :, None]
 
@@ -333,15 +366,53 @@ def _cv_paths(solver, blocks, node, predictors, grid, stop_ratio):
 
 
 def _node_cv_paths(blocks, node, predictors, scales, grid, tol, max_iter, stop_ratio):
-    """``_cv_paths`` of one node, by the faster solver for its size."""
-    if np.count_nonzero(scales, axis=1).max() <= _HOMOTOPY_MAX_PREDICTORS:
+    """``_cv_paths`` of one node, by the faster solver for its size and conditioning.
+
+    Small nodes go to the homotopy directly. Larger ones start with coordinate
+    descent and move to the homotopy when a penalty needs too many sweeps;
+    coordinate descent without a limit is the last resort when the homotopy
+    fails. The third value returned says whether the homotopy succeeded.
+    """
+    if np.count_nonzero(scales, axis=1).max() > _HOMOTOPY_MAX_PREDICTORS:
+        solver = _FoldCoordinateDescent(
+            blocks, node, predictors, scales, tol, max_iter, _SWEEP_LIMIT
+        )
         try:
-            solver = _FoldHomotopy(blocks, node, predictors, scales)
-            return _cv_paths(solver, blocks, node, predictors, grid, stop_ratio)
+            return (
+                *_cv_paths(solver, blocks, node, predictors, grid, stop_ratio),
+                False,
+            )
+        except _SlowDescent:
+            pass
+    try:
+        solver = _FoldHomotopy(blocks, node, predictors, scales)
+        return (*_cv_paths(solver, blocks, node, predictors, grid, stop_ratio), True)
+    except _HomotopyFailure:
+        pass  # e.g. duplicated predictors: coordinate descent copes with them
+    solver = _FoldCoordinateDescent(
+        blocks, node, predictors, scales, tol, max_iter, sweep_limit=None
+    )
+    return (*_cv_paths(solver, blocks, node, predictors, grid, stop_ratio), False)
+
+
+def _full_fit(full, node, predictors, scale, alphas, tol, max_iter, exact):
+    """Coefficients of ``node`` on all samples at ``alphas[-1]`` (original scale).
+
+    By the homotopy when it solved the node's CV paths (``exact``; on the badly
+    conditioned nodes that moved to it, coordinate descent would not converge),
+    else by warm-started coordinate descent.
+    """
+    if exact:
+        try:
+            return _FoldHomotopy([full], node, predictors, scale[None]).path(alphas)[
+                0, :, -1
+            ]
         except _HomotopyFailure:
-            pass  # e.g. duplicated predictors: coordinate descent copes with them
-    solver = _FoldCoordinateDescent(blocks, node, predictors, scales, tol, max_iter)
-    return _cv_paths(solver, blocks, node, predictors, grid, stop_ratio)
+            pass
+    coefs, _ = full.path(
+        node, full.weighted(node, predictors, scale), alphas, tol, max_iter
+    )
+    return coefs[:, -1] * scale
 
 
 def nodewise_lasso(
@@ -380,7 +451,8 @@ def nodewise_lasso(
         Rule applied to the fold-averaged CV error (see ``select_penalty``).
     tol, max_iter :
         Coordinate-descent settings of :func:`sklearn.linear_model.lasso_path`
-        (the homotopy used for the CV paths of small nodes solves exactly).
+        (the homotopy, used for small nodes and for nodes where descent is
+        slow, solves exactly).
     stop_ratio : float or None
         Early stop of a node's CV paths (see the module docstring); ``None``
         evaluates the whole grid.
@@ -421,7 +493,7 @@ def nodewise_lasso(
                 for fold, block in enumerate(blocks):
                     cv_errors[node, fold] = np.mean(block.X_test[:, node] ** 2)
                 continue
-            errors, paths = _node_cv_paths(
+            errors, paths, exact = _node_cv_paths(
                 blocks,
                 node,
                 predictors,
@@ -435,15 +507,16 @@ def nodewise_lasso(
             evaluated = ~np.isnan(errors[0])
             chosen = select_penalty(errors[None, :, evaluated], penalty_selection)[0]
             fold_coef[:, node, predictors] = paths[:, :, chosen]
-            # Warm-started path on all samples down to the chosen penalty only.
-            scale = weights[node, predictors]
-            coefs = full.path(
+            # The path on all samples down to the chosen penalty only.
+            coef[node, predictors] = _full_fit(
+                full,
                 node,
-                full.weighted(node, predictors, scale),
+                predictors,
+                weights[node, predictors],
                 grids[node, : chosen + 1],
                 tol,
                 max_iter,
+                exact,
             )
-            coef[node, predictors] = coefs[:, -1] * scale
             alpha[node] = grids[node, chosen]
     return coef, alpha, cv_errors, fold_coef

@@ -3,7 +3,7 @@
 Run from the repository root:
 
     .venv/bin/python tests/benchmarks/bench_learners.py [--repeats 5]
-    .venv/bin/python tests/benchmarks/bench_learners.py --baseline REV [--repeats 5]
+    .venv/bin/python tests/benchmarks/bench_learners.py --baseline REV [--grid]
 
 BLAS is limited to one thread (threadpoolctl) so the figures are per-core. The
 data are Gaussian with a sparse random precision matrix (5% of pairs are edges,
@@ -15,11 +15,16 @@ seconds. CPU time is the figure to compare on a loaded machine.
 ``--baseline REV`` instead times the lasso learners with the node-wise lasso of
 git revision ``REV`` against the current one, alternating the two in this
 process round by round, so that both see the same machine speed; it prints the
-minimum CPU time of each and their ratio.
+minimum CPU time of each and their ratio. Add ``--grid`` to do so on the data
+of the Krämer et al. grid's hardest corner instead: n=200 from
+``make_ggm`` with DiagonalDominance, TriangulatedOrthogonalization and
+PartialOrthogonalization at densities 0.05, 0.1 and 0.25 (strongly correlated
+predictors, where coordinate descent is slow).
 """
 
 import argparse
 import importlib.util
+import itertools
 import statistics
 import subprocess
 import time
@@ -30,6 +35,12 @@ from sklearn.covariance import OAS, GraphicalLassoCV, LedoitWolf
 from threadpoolctl import threadpool_limits
 
 import skggm_bench.learners._nodewise as nodewise
+from skggm_bench.datasets import make_ggm
+from skggm_bench.generators import (
+    DiagonalDominance,
+    PartialOrthogonalization,
+    TriangulatedOrthogonalization,
+)
 from skggm_bench.learners import (
     AdaptiveLassoNetwork,
     LassoNetwork,
@@ -91,7 +102,23 @@ def _nodewise_lasso_at(revision: str):
     return module.nodewise_lasso
 
 
-def compare_with_baseline(X, revision: str, repeats: int) -> None:
+def grid_datasets(n_features: int, n_samples: int) -> dict:
+    """``{label: X}`` over three generators and three densities (seed 0)."""
+    makers = {
+        "DD": DiagonalDominance,
+        "TO": TriangulatedOrthogonalization,
+        "PO": PartialOrthogonalization,
+    }
+    return {
+        f"{name} d={density}": make_ggm(
+            n_samples, n_features, density=density, generator=make(), random_state=0
+        ).X
+        for name, make in makers.items()
+        for density in (0.05, 0.1, 0.25)
+    }
+
+
+def compare_with_baseline(datasets: dict, revision: str, repeats: int) -> None:
     """Minimum CPU time of the lasso learners, baseline vs current, alternating."""
     implementations = {
         revision: _nodewise_lasso_at(revision),
@@ -101,22 +128,32 @@ def compare_with_baseline(X, revision: str, repeats: int) -> None:
         "LassoNetwork": LEARNERS["LassoNetwork"],
         "AdaptiveLassoNetwork": LEARNERS["AdaptiveLassoNetwork"],
     }
-    cpu = {(impl, name): [] for impl in implementations for name in learners}
+    cpu = {
+        (impl, data, name): []
+        for impl in implementations
+        for data in datasets
+        for name in learners
+    }
     try:
         for _ in range(repeats):
-            for impl, function in implementations.items():
+            for (impl, function), (data, X) in itertools.product(
+                implementations.items(), datasets.items()
+            ):
                 nodewise.nodewise_lasso = function
                 for name, make in learners.items():
                     start = time.process_time()
                     make().fit(X)
-                    cpu[impl, name].append(time.process_time() - start)
+                    cpu[impl, data, name].append(time.process_time() - start)
     finally:
         nodewise.nodewise_lasso = implementations["current"]
-    print(f"| learner | {revision} CPU (s) | current CPU (s) | speed-up |")
-    print("|---|---|---|---|")
-    for name in learners:
-        before, after = min(cpu[revision, name]), min(cpu["current", name])
-        print(f"| {name} | {before:.3f} | {after:.3f} | {before / after:.2f}x |")
+    print(f"| data | learner | {revision} CPU (s) | current CPU (s) | speed-up |")
+    print("|---|---|---|---|---|")
+    for data, name in itertools.product(datasets, learners):
+        before = min(cpu[revision, data, name])
+        after = min(cpu["current", data, name])
+        print(
+            f"| {data} | {name} | {before:.3f} | {after:.3f} | {before / after:.2f}x |"
+        )
 
 
 def main() -> None:
@@ -125,13 +162,20 @@ def main() -> None:
     parser.add_argument("--n-features", type=int, default=100)
     parser.add_argument("--n-samples", type=int, default=200)
     parser.add_argument("--baseline", metavar="REV", default=None)
+    parser.add_argument("--grid", action="store_true")
     args = parser.parse_args()
     X, truth = sparse_gaussian_data(
         args.n_features, args.n_samples, density=0.05, seed=0
     )
     if args.baseline is not None:
-        with threadpool_limits(limits=1):
-            compare_with_baseline(X, args.baseline, args.repeats)
+        datasets = (
+            grid_datasets(args.n_features, args.n_samples)
+            if args.grid
+            else {"bench data": X}
+        )
+        with threadpool_limits(limits=1), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the baseline's ConvergenceWarnings
+            compare_with_baseline(datasets, args.baseline, args.repeats)
         return
     print(f"p={args.n_features}, n={args.n_samples}, repeats={args.repeats}, 1 thread")
     print(f"| {'learner':40s} | wall (s) | CPU (s) | edges | TPR  | PPV  |")

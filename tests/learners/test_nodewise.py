@@ -131,7 +131,10 @@ def test_lasso_early_stop_selects_the_same_penalties_as_the_full_grid(
     # p close to n: the CV curve turns up steeply after its minimum, so the early
     # stop must trigger (NaNs present) without changing any selected penalty.
     if not homotopy:
+        # Coordinate descent throughout: the full grid reaches penalties where
+        # it would otherwise move to the homotopy, the early stop does not.
         monkeypatch.setattr(_nodewise_lasso, "_HOMOTOPY_MAX_PREDICTORS", -1)
+        monkeypatch.setattr(_nodewise_lasso, "_SWEEP_LIMIT", np.inf)
     X = gaussian_sample(chain_precision(40), 60, seed=3)
     Z, _ = standardize_columns(X)
     folds = make_folds(5, 60, random_state=0)
@@ -157,7 +160,13 @@ def test_homotopy_paths_equal_converged_coordinate_descent(chain_data):
         scales[rng.random(scales.shape) < 0.3] = 0.0
         exact = _FoldHomotopy(blocks, node, predictors, scales)
         converged = _FoldCoordinateDescent(
-            blocks, node, predictors, scales, tol=1e-14, max_iter=100_000
+            blocks,
+            node,
+            predictors,
+            scales,
+            tol=1e-14,
+            max_iter=100_000,
+            sweep_limit=None,
         )
         for chunk in (grid[:25], grid[25:]):  # paths continue across calls
             np.testing.assert_allclose(
@@ -287,3 +296,37 @@ def test_pls_number_of_components_is_capped(chain_data):
     with pytest.warns(UserWarning, match="only 6 statistics"):
         small = PLSNetwork(random_state=0).fit(chain_data[:, :4])
     assert small.cv_errors_.shape[2] == 3  # p - 1 predictors
+
+
+def test_slow_coordinate_descent_hands_the_node_to_the_homotopy(monkeypatch):
+    # Three strong factors: 45 predictors per node (above the homotopy's size
+    # limit, so coordinate descent starts) and a correlation matrix with a
+    # condition number near 1e4, where descent needs hundreds of sweeps.
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((120, 3)) @ rng.standard_normal((3, 46))
+    Z, _ = standardize_columns(X + 0.05 * rng.standard_normal((120, 46)))
+    folds = make_folds(5, 120, random_state=0)
+    switched = []
+
+    class CountingHomotopy(_FoldHomotopy):
+        def __init__(self, blocks, node, *args):
+            if len(blocks) > 1:  # the CV paths, not the final fit
+                switched.append(node)
+            super().__init__(blocks, node, *args)
+
+    monkeypatch.setattr(_nodewise_lasso, "_FoldHomotopy", CountingHomotopy)
+    coef, alpha, _, _ = nodewise_lasso(Z, folds)
+    assert len(switched) >= 10
+    # Same result as the homotopy from the start...
+    monkeypatch.setattr(_nodewise_lasso, "_HOMOTOPY_MAX_PREDICTORS", 1000)
+    exact_coef, exact_alpha, _, _ = nodewise_lasso(Z, folds)
+    np.testing.assert_array_equal(alpha, exact_alpha)
+    np.testing.assert_allclose(coef, exact_coef, rtol=0, atol=1e-10)
+    # ... which is the lasso solution on all samples at the chosen penalty, where
+    # coordinate descent at the default tolerance is off by up to 0.2 here.
+    for node in switched[:3]:
+        others = np.delete(np.arange(46), node)
+        reference = Lasso(alpha=alpha[node], tol=1e-12, max_iter=1_000_000).fit(
+            Z[:, others], Z[:, node]
+        )
+        np.testing.assert_allclose(coef[node, others], reference.coef_, atol=1e-6)

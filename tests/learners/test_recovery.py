@@ -208,7 +208,7 @@ def test_independent_data_selects_at_most_5_percent_on_every_dataset(
     name, null_selected
 ):
     # Largest number selected over the 30 datasets (of 190 pairs): shrink 2,
-    # shrink_fndr 7, ridge 3, pls 5, lasso_1se 1, LedoitWolf+fdr 4.
+    # shrink_fndr 7, ridge 3, pls 5, lasso_1se 0, LedoitWolf+fdr 4.
     assert max(null_selected[name]) <= FIVE_PERCENT
     if name == "shrink_fndr":
         assert null_selected[name][:10] == R_SHRINK_NULL_SELECTED
@@ -219,7 +219,7 @@ def test_cv_minimum_lassos_select_at_most_5_percent_as_often_as_r(name, null_sel
     # The CV-minimum penalty lets noise in on some datasets, in R as in ours,
     # so the 5 % holds for the expected fraction, and single datasets exceed
     # it no more often than the R reference does. Observed (ours / R): lasso
-    # mean 5.5 / 5.4 pairs, above 9.5 on 4 / 4 datasets; adaptive lasso 3.5 /
+    # mean 5.4 / 5.4 pairs, above 9.5 on 4 / 4 datasets; adaptive lasso 3.3 /
     # 4.4, on 1 / 2 datasets.
     ours, reference = (
         np.array(null_selected[name]),
