@@ -369,26 +369,28 @@ def _node_cv_paths(blocks, node, predictors, scales, grid, tol, max_iter, stop_r
     """``_cv_paths`` of one node, by the faster solver for its size and conditioning.
 
     Small nodes go to the homotopy directly. Larger ones start with coordinate
-    descent and move to the homotopy when a penalty needs too many sweeps;
-    coordinate descent without a limit is the last resort when the homotopy
-    fails. The third value returned says whether the homotopy succeeded.
+    descent and move to the homotopy when a penalty needs too many sweeps.
+    Coordinate descent without a limit, which cannot fail, is the last resort
+    when the homotopy fails (e.g. duplicated predictors). The third value
+    returned says whether the homotopy solved the node.
     """
+    attempts = [lambda: _FoldHomotopy(blocks, node, predictors, scales)]
     if np.count_nonzero(scales, axis=1).max() > _HOMOTOPY_MAX_PREDICTORS:
-        solver = _FoldCoordinateDescent(
-            blocks, node, predictors, scales, tol, max_iter, _SWEEP_LIMIT
+        attempts.insert(
+            0,
+            lambda: _FoldCoordinateDescent(
+                blocks, node, predictors, scales, tol, max_iter, _SWEEP_LIMIT
+            ),
         )
+    for make_solver in attempts:
         try:
-            return (
-                *_cv_paths(solver, blocks, node, predictors, grid, stop_ratio),
-                False,
+            solver = make_solver()
+            errors, paths = _cv_paths(
+                solver, blocks, node, predictors, grid, stop_ratio
             )
-        except _SlowDescent:
-            pass
-    try:
-        solver = _FoldHomotopy(blocks, node, predictors, scales)
-        return (*_cv_paths(solver, blocks, node, predictors, grid, stop_ratio), True)
-    except _HomotopyFailure:
-        pass  # e.g. duplicated predictors: coordinate descent copes with them
+        except (_SlowDescent, _HomotopyFailure):
+            continue
+        return errors, paths, isinstance(solver, _FoldHomotopy)
     solver = _FoldCoordinateDescent(
         blocks, node, predictors, scales, tol, max_iter, sweep_limit=None
     )
