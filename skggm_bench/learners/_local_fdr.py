@@ -36,6 +36,9 @@ _KAPPA_MIN, _KAPPA_MAX = 3.0, 1e9
 # P-values are floored at machine epsilon as in fdrtool, so that the Grenander
 # estimator sees a finite support and strong signals do not produce log(0).
 _PVALUE_FLOOR = np.finfo(float).eps
+# Statistics at exactly +-1 are moved this far inside, so that atanh(r) and
+# log(1 - r^2) stay finite.
+_UNIT_MARGIN = 1e-15
 # Below this many statistics the mixture is not identifiable in practice.
 _MIN_STATISTICS = 10
 # Grid of p-value thresholds of the quick eta0 guess used to place the cutoff.
@@ -185,7 +188,7 @@ def _locfdr_cutoff(statistics: np.ndarray) -> float:
     standard deviation is estimated robustly from the interquartile range, and
     the central region extends ``b(N)`` of them on each side.
     """
-    z = np.arctanh(np.clip(statistics, -1.0 + 1e-15, 1.0 - 1e-15))
+    z = np.arctanh(np.clip(statistics, -1.0 + _UNIT_MARGIN, 1.0 - _UNIT_MARGIN))
     q25, q75 = np.percentile(z, [25.0, 75.0])
     sd = (q75 - q25) / (2.0 * special.ndtri(0.75))
     n = statistics.size
@@ -212,8 +215,7 @@ def _fit_truncated_null(
     n_central = central.size
     if n_central < 2 or np.ptp(central) == 0.0:
         return None
-    # Keep log(1 - r^2) finite for statistics at exactly +-1.
-    central = np.clip(central, -1.0 + 1e-15, 1.0 - 1e-15)
+    central = np.clip(central, -1.0 + _UNIT_MARGIN, 1.0 - _UNIT_MARGIN)
     start = _kappa_matching_iqr(central)
     lower = max(start / 1000.0, _KAPPA_MIN)
     upper = min(start * 1000.0, _KAPPA_MAX)
