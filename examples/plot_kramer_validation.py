@@ -23,8 +23,9 @@ matplotlib.use("Agg")
 import pandas as pd
 
 from skggm_bench.benchmark import Benchmark
+from skggm_bench.benchmark.leaderboard import rank_shift
+from skggm_bench.benchmark.plotting import plot_results
 from skggm_bench.generators import DiagonalDominance, TriangulatedOrthogonalization
-from skggm_bench.leaderboard import rank_shift
 from skggm_bench.learners import (
     AdaptiveLassoNetwork,
     LassoNetwork,
@@ -32,7 +33,6 @@ from skggm_bench.learners import (
     RidgeNetwork,
     ShrinkagePartialCorrelation,
 )
-from skggm_bench.plotting import plot_results
 
 parser = argparse.ArgumentParser(description="The paper's Figures 7 and 8.")
 parser.add_argument("--repeats", type=int, default=2)

@@ -9,14 +9,14 @@
     skggm-bench sample --generator NAME --graph FAMILY [--n-features P]
                        [--density D] [--n N] [--seed S] --out FILE.npy
 
-``run`` executes a preset (``quick`` by default; see :mod:`skggm_bench.presets`) or
-a TOML study file, with a progress bar, and stores every result row as it finishes
-in an SQLite file (by default ``skggm-bench-results/<study>.sqlite``). Ctrl-C stops
-it cleanly (exit status 130); running the same command again resumes where it
-stopped. ``leaderboard`` and ``report`` read that store; give them the same
-``--preset`` / ``--config`` (or ``--store``) as ``run``. ``sample`` writes random
-matrices with a graph's zero pattern to a ``.npy`` file, for users who only want
-matrices.
+``run`` executes a preset (``quick`` by default; see
+:mod:`skggm_bench.benchmark.config`) or a TOML study file, with a progress bar, and
+stores every result row as it finishes in an SQLite file (by default
+``skggm-bench-results/<study>.sqlite``). Ctrl-C stops it cleanly (exit status 130);
+running the same command again resumes where it stopped. ``leaderboard`` and ``report``
+read that store; give them the same ``--preset`` / ``--config`` (or ``--store``) as
+``run``. ``sample`` writes random matrices with a graph's zero pattern to a ``.npy``
+file, for users who only want matrices.
 
 Exit status: 0 on success, 1 when the command could not do its job (no results
 yet, a store holding another study, a failure while running), 2 for invalid
@@ -213,7 +213,7 @@ def _build_parser() -> argparse.ArgumentParser:
 
 
 def _config(args: argparse.Namespace) -> Any:
-    from .presets import ConfigError, get_preset, load_config
+    from .benchmark.config import ConfigError, get_preset, load_config
 
     try:
         if args.config is not None:
@@ -233,7 +233,7 @@ def _store_path(args: argparse.Namespace, config: Any) -> Path:
 
 def _read_results(args: argparse.Namespace) -> tuple[Any, Any, Path]:
     """The stored frame, store metadata and path; clear errors when there is none."""
-    from .store import ResultStore
+    from .benchmark.store import ResultStore
 
     config = _config(args) if args.store is None else None
     path = _store_path(args, config) if config is not None else args.store
@@ -419,8 +419,8 @@ def _study_arguments(args: argparse.Namespace, store: Path) -> str:
 def _leaderboard(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    from .leaderboard import format_leaderboard, leaderboard, rank_shift
-    from .report import REFERENCE_GENERATOR
+    from .benchmark.leaderboard import format_leaderboard, leaderboard, rank_shift
+    from .benchmark.report import REFERENCE_GENERATOR
 
     frame, _, path = _read_results(args)
     try:
@@ -462,7 +462,7 @@ def _leaderboard(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from .report import write_report
+    from .benchmark.report import write_report
 
     frame, metadata, path = _read_results(args)
     out = args.out or path.with_name(f"{path.stem}-report")
@@ -488,8 +488,8 @@ def _report(args: argparse.Namespace) -> int:
 def _sample(args: argparse.Namespace) -> int:
     import numpy as np
 
+    from .benchmark.config import ConfigError, generator_class
     from .datasets import make_ggm
-    from .presets import ConfigError, generator_class
 
     if args.n < 1:
         raise _CommandError(f"--n must be >= 1, got {args.n}", _EXIT_USAGE)

@@ -28,6 +28,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from skggm_bench.benchmark import DEFAULT_METRICS, Benchmark, BenchmarkResult
+from skggm_bench.benchmark.store import KEY_COLUMNS, ResultStore, StudyMismatchError
 from skggm_bench.generators import (
     DiagonalDominance,
     PartialOrthogonalization,
@@ -39,7 +40,6 @@ from skggm_bench.metrics import (
     edges_from_estimator,
     f1_score,
 )
-from skggm_bench.store import KEY_COLUMNS, ResultStore, StudyMismatchError
 
 # graphical lasso on p=10 from 30 samples sometimes stops at max_iter; the warning
 # is the learner's business, not the harness's.

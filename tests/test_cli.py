@@ -21,14 +21,14 @@ import pytest
 
 from skggm_bench import cli
 from skggm_bench.benchmark import Benchmark
-from skggm_bench.presets import (
+from skggm_bench.benchmark.config import (
     PRESETS,
     ConfigError,
     get_preset,
     load_config,
     parse_config,
 )
-from skggm_bench.store import ResultStore
+from skggm_bench.benchmark.store import ResultStore
 
 matplotlib.use("Agg")
 

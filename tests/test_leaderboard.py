@@ -1,4 +1,4 @@
-"""Tests for skggm_bench.leaderboard on hand-built result tables.
+"""Tests for skggm_bench.benchmark.leaderboard on hand-built result tables.
 
 Every expected rank, count and flag below is worked out by hand from the table the
 test builds; the bootstrap is checked against the closed-form standard error of a
@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from skggm_bench.leaderboard import (
+from skggm_bench.benchmark.leaderboard import (
     LOWER_IS_BETTER,
     failure_summary,
     format_leaderboard,

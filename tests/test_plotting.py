@@ -1,4 +1,4 @@
-"""Tests for skggm_bench.plotting: the figures hold the data and labels they claim.
+"""skggm_bench.benchmark.plotting: the figures hold the data and labels they claim.
 
 Rendering uses the non-interactive Agg backend; figures are checked through their
 artists (line data, labels, titles) and by writing real PNG files.
@@ -13,8 +13,8 @@ import pytest
 
 matplotlib.use("Agg")
 
-from skggm_bench.leaderboard import leaderboard, rank_shift
-from skggm_bench.plotting import (
+from skggm_bench.benchmark.leaderboard import leaderboard, rank_shift
+from skggm_bench.benchmark.plotting import (
     plot_curves,
     plot_leaderboard,
     plot_rank_shift,

@@ -1,4 +1,4 @@
-"""Tests for skggm_bench.report: a self-contained HTML file with tables, figures."""
+"""skggm_bench.benchmark.report: a self-contained HTML file with tables, figures."""
 
 import base64
 import json
@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from skggm_bench.report import write_report
+from skggm_bench.benchmark.report import write_report
 
 matplotlib.use("Agg")
 
@@ -118,7 +118,7 @@ def no_figures(monkeypatch):
 
 
 def test_report_leaderboard_values_match_the_leaderboard(tmp_path, monkeypatch):
-    from skggm_bench.leaderboard import format_leaderboard, leaderboard
+    from skggm_bench.benchmark.leaderboard import format_leaderboard, leaderboard
 
     no_figures(monkeypatch)
     frame = study_frame()

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from skggm_bench.store import (
+from skggm_bench.benchmark.store import (
     INFO_COLUMNS,
     KEY_COLUMNS,
     ResultStore,

@@ -8,7 +8,8 @@ report has, in order:
 1. a summary: rows by status, the grid (generators, learners, densities, sample
    sizes, repeats) and where the results came from;
 2. the leaderboard of the main metric per generator and density, then per
-   generator over the whole grid (:func:`skggm_bench.leaderboard.leaderboard`);
+   generator over the whole grid
+   (:func:`skggm_bench.benchmark.leaderboard.leaderboard`);
 3. the rank shift from the reference generator (diagonal dominance when present)
    to every other generator, as a table and a bump chart;
 4. TPR / PPV curves against the sample size, one figure per density with one
@@ -33,7 +34,7 @@ from typing import Any
 
 import pandas as pd
 
-from . import __version__
+from .. import __version__
 from .leaderboard import (
     failure_summary,
     format_leaderboard,
@@ -234,7 +235,7 @@ def write_report(
     --------
     >>> import tempfile, pathlib
     >>> import pandas as pd
-    >>> from skggm_bench.report import write_report
+    >>> from skggm_bench.benchmark.report import write_report
     >>> frame = pd.DataFrame({
     ...     "generator": "G", "n_features": 10, "density": 0.1,
     ...     "n_samples": [50, 50, 100, 100], "repeat": 0,

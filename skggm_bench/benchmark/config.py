@@ -63,7 +63,7 @@ from pathlib import Path
 from typing import Any
 
 # DEFAULT_METRICS is the harness's own list, so presets and Benchmark cannot drift.
-from .benchmark import DEFAULT_METRICS, Benchmark
+from ._benchmark import DEFAULT_METRICS, Benchmark
 
 __all__ = [
     "DEFAULT_METRICS",
@@ -162,7 +162,7 @@ class ConfigError(ValueError):
 
     Examples
     --------
-    >>> from skggm_bench.presets import ConfigError, parse_config
+    >>> from skggm_bench.benchmark.config import ConfigError, parse_config
     >>> try:
     ...     parse_config({"generators": ["DiagonalDominance"], "learners": []})
     ... except ConfigError as error:
@@ -200,7 +200,7 @@ class BenchmarkConfig:
 
     Examples
     --------
-    >>> from skggm_bench.presets import get_preset
+    >>> from skggm_bench.benchmark.config import get_preset
     >>> config = get_preset("quick")
     >>> sorted(config.generators)
     ['DiagonalDominance', 'TriangulatedOrthogonalization']
@@ -227,7 +227,7 @@ class BenchmarkConfig:
 
         Examples
         --------
-        >>> from skggm_bench.presets import get_preset
+        >>> from skggm_bench.benchmark.config import get_preset
         >>> list(get_preset("quick").make_generators())
         ['DiagonalDominance', 'TriangulatedOrthogonalization']
         """
@@ -245,7 +245,7 @@ class BenchmarkConfig:
 
         Examples
         --------
-        >>> from skggm_bench.presets import get_preset
+        >>> from skggm_bench.benchmark.config import get_preset
         >>> get_preset("quick").make_learners()["glasso"]
         GraphicalLassoCV(cv=3, n_refinements=2)
         """
@@ -259,7 +259,7 @@ class BenchmarkConfig:
 
         Examples
         --------
-        >>> from skggm_bench.presets import get_preset
+        >>> from skggm_bench.benchmark.config import get_preset
         >>> get_preset("kramer2009").n_tasks  # 3 x 6 x 5 x 8 x 20
         14400
         """
@@ -290,7 +290,7 @@ class BenchmarkConfig:
 
         Examples
         --------
-        >>> from skggm_bench.presets import get_preset
+        >>> from skggm_bench.benchmark.config import get_preset
         >>> bench = get_preset("quick").make_benchmark(n_jobs=2)
         >>> bench.n_features, bench.densities, bench.n_jobs
         (30, (0.05, 0.25), 2)
@@ -308,7 +308,7 @@ class BenchmarkConfig:
 
         Examples
         --------
-        >>> from skggm_bench.presets import get_preset, parse_config
+        >>> from skggm_bench.benchmark.config import get_preset, parse_config
         >>> config = get_preset("quick")
         >>> parse_config(config.to_dict(), name="quick") == config
         True
@@ -370,7 +370,7 @@ def get_preset(name: str) -> BenchmarkConfig:
 
     Examples
     --------
-    >>> from skggm_bench.presets import get_preset
+    >>> from skggm_bench.benchmark.config import get_preset
     >>> config = get_preset("kramer2009")
     >>> config.grid["n_features"], config.grid["n_repeats"], len(config.learners)
     (100, 20, 6)
@@ -405,7 +405,7 @@ def load_config(path: str | Path) -> BenchmarkConfig:
     Examples
     --------
     >>> import tempfile, pathlib
-    >>> from skggm_bench.presets import load_config
+    >>> from skggm_bench.benchmark.config import load_config
     >>> text = '''
     ... n_features = 10
     ... densities = [0.2]
@@ -476,13 +476,14 @@ def parse_config(data: Mapping[str, Any], *, name: str = "study") -> BenchmarkCo
 
     Examples
     --------
-    >>> from skggm_bench.presets import parse_config
+    >>> from skggm_bench.benchmark.config import parse_config
     >>> parse_config({"generators": ["DiagonalDominance"],
     ...               "learners": ["ShrinkagePartialCorrelation"],
     ...               "densities": [0.1, -0.2]})
     Traceback (most recent call last):
     ...
-    skggm_bench.presets.ConfigError: densities[1]: a density must be in [0, 1], got -0.2
+    skggm_bench.benchmark.config.ConfigError: densities[1]: a density must be in \
+[0, 1], got -0.2
     """
     if not isinstance(data, Mapping):
         raise ConfigError(
@@ -558,7 +559,7 @@ def _list(value: Any, key: str, what: str) -> list:
 def _parse_grid(data: Mapping[str, Any]) -> dict[str, Any]:
     grid: dict[str, Any] = {}
     if "graph" in data:
-        from .datasets import GRAPH_FAMILIES
+        from ..datasets import GRAPH_FAMILIES
 
         graph = data["graph"]
         if graph not in GRAPH_FAMILIES:
@@ -626,7 +627,7 @@ def _check_metric(metric: Any, key: str) -> None:
     """Accept exactly the names the harness accepts (its scorer factory decides)."""
     import numpy as np
 
-    from .metrics import make_structure_scorer
+    from ..metrics import make_structure_scorer
 
     if not isinstance(metric, str):
         raise ConfigError(f"{key}: must be a metric name, got {metric!r}")
@@ -700,8 +701,8 @@ def _parse_entries(
 
 
 def _resolve_generator(name: str, where: str) -> type:
-    from . import generators
-    from .generators import GraphicalModelGenerator
+    from .. import generators
+    from ..generators import GraphicalModelGenerator
 
     # getattr on the package: any generator it exports works, including new ones.
     cls = getattr(generators, name, None)
@@ -739,7 +740,7 @@ def generator_class(name: str, *, key: str = "generator") -> type:
 
     Examples
     --------
-    >>> from skggm_bench.presets import generator_class
+    >>> from skggm_bench.benchmark.config import generator_class
     >>> generator_class("DiagonalDominance").__name__
     'DiagonalDominance'
     """
@@ -747,8 +748,8 @@ def generator_class(name: str, *, key: str = "generator") -> type:
 
 
 def _generator_names() -> list[str]:
-    from . import generators
-    from .generators import GraphicalModelGenerator
+    from .. import generators
+    from ..generators import GraphicalModelGenerator
 
     return sorted(
         name

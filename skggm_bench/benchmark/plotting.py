@@ -65,8 +65,9 @@ def _figure_class() -> type:
         from matplotlib.figure import Figure
     except ImportError as exc:
         raise ImportError(
-            "skggm_bench.plotting needs matplotlib, an optional dependency; install "
-            "it with: pip install 'skggm-bench[plot]'  (or: pip install matplotlib)"
+            "skggm_bench.benchmark.plotting needs matplotlib, an optional dependency; "
+            "install it with: pip install 'skggm-bench[plot]'  "
+            "(or: pip install matplotlib)"
         ) from exc
     return Figure
 
@@ -192,7 +193,7 @@ def plot_curves(
     Examples
     --------
     >>> import pandas as pd
-    >>> from skggm_bench.plotting import plot_curves
+    >>> from skggm_bench.benchmark.plotting import plot_curves
     >>> frame = pd.DataFrame({
     ...     "generator": "G", "learner": ["a", "a", "b", "b"], "density": 0.1,
     ...     "n_features": 10, "n_samples": [50, 100] * 2, "repeat": 0,
@@ -321,7 +322,7 @@ def plot_results(
     Examples
     --------
     >>> import pandas as pd
-    >>> from skggm_bench.plotting import plot_results
+    >>> from skggm_bench.benchmark.plotting import plot_results
     >>> frame = pd.DataFrame({
     ...     "generator": "G", "learner": "a", "density": [0.1, 0.1, 0.3, 0.3],
     ...     "n_features": 10, "n_samples": [50, 100] * 2, "repeat": 0,
@@ -373,7 +374,7 @@ def plot_leaderboard(board: pd.DataFrame, *, n_cols: int | None = None) -> Figur
     Parameters
     ----------
     board : pandas.DataFrame
-        The output of :func:`skggm_bench.leaderboard.leaderboard`.
+        The output of :func:`skggm_bench.benchmark.leaderboard.leaderboard`.
     n_cols : int or None, default=None
         Panels per row (default: the number of generators).
 
@@ -386,8 +387,8 @@ def plot_leaderboard(board: pd.DataFrame, *, n_cols: int | None = None) -> Figur
     Examples
     --------
     >>> import pandas as pd
-    >>> from skggm_bench.leaderboard import leaderboard
-    >>> from skggm_bench.plotting import plot_leaderboard
+    >>> from skggm_bench.benchmark.leaderboard import leaderboard
+    >>> from skggm_bench.benchmark.plotting import plot_leaderboard
     >>> frame = pd.DataFrame({
     ...     "generator": "G", "n_features": 10, "density": 0.1, "n_samples": 50,
     ...     "repeat": [0, 0, 1, 1], "learner": ["a", "b"] * 2,
@@ -474,7 +475,7 @@ def plot_rank_shift(shift: pd.DataFrame) -> Figure:
     Parameters
     ----------
     shift : pandas.DataFrame
-        The output of :func:`skggm_bench.leaderboard.rank_shift`.
+        The output of :func:`skggm_bench.benchmark.leaderboard.rank_shift`.
 
     Returns
     -------
@@ -487,8 +488,8 @@ def plot_rank_shift(shift: pd.DataFrame) -> Figure:
     Examples
     --------
     >>> import pandas as pd
-    >>> from skggm_bench.leaderboard import rank_shift
-    >>> from skggm_bench.plotting import plot_rank_shift
+    >>> from skggm_bench.benchmark.leaderboard import rank_shift
+    >>> from skggm_bench.benchmark.plotting import plot_rank_shift
     >>> rows = [
     ...     {"generator": g, "n_features": 10, "density": 0.1, "n_samples": 50,
     ...      "repeat": r, "learner": name, "f1": f1, "status": "ok"}

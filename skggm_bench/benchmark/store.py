@@ -142,7 +142,7 @@ class ResultStore:
 
     Examples
     --------
-    >>> from skggm_bench.store import ResultStore
+    >>> from skggm_bench.benchmark.store import ResultStore
     >>> store = ResultStore(":memory:")
     >>> row = dict(generator="dd", learner="glasso", density=0.1, n_features=10,
     ...            n_samples=50, repeat=0, seed=7, f1=0.5, fit_time=0.01,
@@ -446,9 +446,9 @@ class ResultStore:
         >>> store.ensure_study({"n_repeats": 3})
         Traceback (most recent call last):
         ...
-        skggm_bench.store.StudyMismatchError: store ':memory:' holds another study: \
-n_repeats: stored 2, requested 3. Use a new store path for a new study, or re-run \
-with the stored configuration to resume it.
+        skggm_bench.benchmark.store.StudyMismatchError: store ':memory:' holds another \
+study: n_repeats: stored 2, requested 3. Use a new store path for a new study, or \
+re-run with the stored configuration to resume it.
         """
         wanted = json.loads(json.dumps(dict(config), sort_keys=True))
         conn = self._connection()

@@ -30,8 +30,9 @@ Execution
     Tasks run through :class:`joblib.Parallel` with the backend of your choice
     (``"loky"``, ``"threading"``, ``"dask"`` with a ``dask.distributed`` client,
     ``"ray"`` once registered) and come back as they finish; their rows are
-    committed to the :class:`~skggm_bench.store.ResultStore` immediately, so an
-    interrupted run loses only the tasks in flight and the next run resumes.
+    committed to the :class:`~skggm_bench.benchmark.store.ResultStore`
+    immediately, so an interrupted run loses only the tasks in flight and the next
+    run resumes.
 
 How a fitted learner is read (``adjacency_``, ``precision_``, ``covariance_``) is
 defined once, in the estimator protocol of :mod:`skggm_bench.metrics`.
@@ -68,10 +69,11 @@ from sklearn.utils._param_validation import (
     validate_parameter_constraints,
 )
 
-from . import __version__
-from .datasets import GRAPH_FAMILIES, _family_graph, sample_gaussian
-from .graphs import check_adjacency
-from .metrics import StructureScorer, make_structure_scorer
+from .. import __version__
+from ..datasets import GRAPH_FAMILIES, sample_gaussian
+from ..datasets._make_ggm import _family_graph
+from ..graphs import check_adjacency
+from ..metrics import StructureScorer, make_structure_scorer
 from .store import KEY_COLUMNS, ResultStore
 
 __all__ = ["DEFAULT_METRICS", "Benchmark", "BenchmarkResult"]
@@ -823,7 +825,7 @@ class BenchmarkResult:
     def leaderboard(
         self, metric: str = "f1", by: Sequence[str] = ("density",), **kwargs: Any
     ) -> Any:
-        """Rank the learners by ``metric`` (see :mod:`skggm_bench.leaderboard`).
+        """Rank the learners by ``metric`` (:mod:`~skggm_bench.benchmark.leaderboard`).
 
         Parameters
         ----------
@@ -832,12 +834,12 @@ class BenchmarkResult:
         by : sequence of str, default=("density",)
             Columns that define the scenarios the ranking is reported for.
         **kwargs
-            Passed on to :func:`skggm_bench.leaderboard.leaderboard`.
+            Passed on to :func:`skggm_bench.benchmark.leaderboard.leaderboard`.
 
         Returns
         -------
         pandas.DataFrame
-            What :func:`skggm_bench.leaderboard.leaderboard` returns.
+            What :func:`skggm_bench.benchmark.leaderboard.leaderboard` returns.
 
         Examples
         --------
@@ -857,17 +859,17 @@ class BenchmarkResult:
         return leaderboard(self.frame, metric=metric, by=by, **kwargs)
 
     def plot(self, **kwargs: Any) -> Any:
-        """Plot the results (see :func:`skggm_bench.plotting.plot_results`).
+        """Plot the results (see :func:`skggm_bench.benchmark.plotting.plot_results`).
 
         Parameters
         ----------
         **kwargs
-            Passed on to :func:`skggm_bench.plotting.plot_results`.
+            Passed on to :func:`skggm_bench.benchmark.plotting.plot_results`.
 
         Returns
         -------
         object
-            What :func:`skggm_bench.plotting.plot_results` returns.
+            What :func:`skggm_bench.benchmark.plotting.plot_results` returns.
 
         Examples
         --------
@@ -943,7 +945,7 @@ class Benchmark:
         Where rows are written as they finish. ``None`` keeps them in memory; a
         path (one SQLite file per study) persists them, and running the same study
         again skips the stored rows. A store holding a different study raises
-        :class:`~skggm_bench.store.StudyMismatchError`.
+        :class:`~skggm_bench.benchmark.store.StudyMismatchError`.
     random_state : int, numpy SeedSequence, RandomState, Generator or None, \
 default=None
         Entropy of the study's SeedSequence. ``None`` draws fresh entropy, except
@@ -965,7 +967,7 @@ default=None
 
     See Also
     --------
-    skggm_bench.store.ResultStore : The results store.
+    skggm_bench.benchmark.store.ResultStore : The results store.
     skggm_bench.datasets.make_ggm : One data set with a known graph.
 
     Notes

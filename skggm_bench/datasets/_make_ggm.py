@@ -39,9 +39,9 @@ from sklearn.utils._param_validation import (
     validate_parameter_constraints,
 )
 
-from . import graphs
-from .generators import GraphicalModelGenerator, TriangulatedOrthogonalization
-from .graphs import check_adjacency
+from .. import graphs
+from ..generators import GraphicalModelGenerator, TriangulatedOrthogonalization
+from ..graphs import check_adjacency
 
 __all__ = ["GRAPH_FAMILIES", "make_ggm", "sample_gaussian"]
 

@@ -2,8 +2,8 @@
 
 The input is the tidy result table of a benchmark (:attr:`BenchmarkResult.frame
 <skggm_bench.benchmark.BenchmarkResult>` or :meth:`ResultStore.frame
-<skggm_bench.store.ResultStore>`): one row per (generator, learner, n_features, density,
-n_samples, repeat) with a ``status`` and one column per metric.
+<skggm_bench.benchmark.store.ResultStore>`): one row per (generator, learner,
+n_features, density, n_samples, repeat) with a ``status`` and one column per metric.
 
 How a leaderboard is computed
 -----------------------------
@@ -183,7 +183,7 @@ def scenario_ranks(frame: pd.DataFrame, metric: str = "f1") -> pd.DataFrame:
     Examples
     --------
     >>> import pandas as pd
-    >>> from skggm_bench.leaderboard import scenario_ranks
+    >>> from skggm_bench.benchmark.leaderboard import scenario_ranks
     >>> frame = pd.DataFrame({
     ...     "generator": "G", "n_features": 10, "density": 0.1, "n_samples": 50,
     ...     "repeat": 0, "learner": ["a", "b", "c"], "f1": [0.2, 0.9, 0.5],
@@ -411,7 +411,7 @@ def leaderboard(
     Two learners, three repeats: ``b`` beats ``a`` every time.
 
     >>> import pandas as pd
-    >>> from skggm_bench.leaderboard import leaderboard
+    >>> from skggm_bench.benchmark.leaderboard import leaderboard
     >>> frame = pd.DataFrame({
     ...     "generator": "G", "n_features": 10, "density": 0.1, "n_samples": 50,
     ...     "repeat": [0, 0, 1, 1, 2, 2], "learner": ["a", "b"] * 3,
@@ -564,7 +564,7 @@ def rank_shift(
     Under ``DD`` learner ``a`` wins; under ``TO`` learner ``b`` does.
 
     >>> import pandas as pd
-    >>> from skggm_bench.leaderboard import rank_shift
+    >>> from skggm_bench.benchmark.leaderboard import rank_shift
     >>> rows = [
     ...     {"generator": g, "n_features": 10, "density": 0.1, "n_samples": 50,
     ...      "repeat": r, "learner": name, "f1": f1, "status": "ok"}
@@ -694,7 +694,7 @@ def failure_summary(frame: pd.DataFrame) -> pd.DataFrame:
     Examples
     --------
     >>> import pandas as pd
-    >>> from skggm_bench.leaderboard import failure_summary
+    >>> from skggm_bench.benchmark.leaderboard import failure_summary
     >>> frame = pd.DataFrame({"generator": "G", "learner": ["a", "a", "b"],
     ...                       "status": ["failed", "failed", "ok"],
     ...                       "message": ["ValueError: singular"] * 2 + [""]})
@@ -751,7 +751,7 @@ def format_leaderboard(board: pd.DataFrame, decimals: int = 2) -> pd.DataFrame:
     Examples
     --------
     >>> import pandas as pd
-    >>> from skggm_bench.leaderboard import format_leaderboard, leaderboard
+    >>> from skggm_bench.benchmark.leaderboard import format_leaderboard, leaderboard
     >>> frame = pd.DataFrame({
     ...     "generator": "G", "n_features": 10, "density": 0.1, "n_samples": 50,
     ...     "repeat": [0, 0, 1, 1], "learner": ["a", "b"] * 2,
