@@ -80,7 +80,7 @@ def test_run_leaderboard_report_end_to_end(workdir, capsys):
     store = workdir / "skggm-bench-results" / "tiny.sqlite"
     assert store_rows(store) == TINY_ROWS
     captured = capsys.readouterr()
-    assert f"{TINY_ROWS} rows ({TINY_ROWS} ok)" in captured.err
+    assert f"done: {TINY_ROWS} rows (" in captured.err
     assert f"{TINY_ROWS}/{TINY_ROWS} [" in captured.err  # the progress bar, ETA
     assert "skggm-bench report --config" in captured.out
 
@@ -194,13 +194,13 @@ alpha = 0.05
         ),
         (
             lambda t: t.replace("[0.2, 0.4]", "[0.2, -0.4]"),
-            "densities[1]: a density must be in [0, 1], got -0.4",
+            "densities: densities[1]=-0.4 is negative",
         ),
         (
             lambda t: t.replace("[40, 80]", "[]"),
-            "n_samples: empty grid; give at least one sample size",
+            "n_samples: n_samples is empty: the grid needs at least one value",
         ),
-        (lambda t: t.replace("[0.2, 0.4]", "[]"), "densities: empty grid"),
+        (lambda t: t.replace("[0.2, 0.4]", "[]"), "densities: densities is empty"),
         (
             lambda t: t.replace('"DiagonalDominance",', '"DiagonalDominanse",'),
             "generators.DiagonalDominanse: unknown generator 'DiagonalDominanse' "
@@ -210,19 +210,26 @@ alpha = 0.05
             lambda t: t.replace("n_repeats = 3", "n_repeat = 3"),
             "n_repeat: unknown key (did you mean 'n_repeats'?)",
         ),
-        (lambda t: t.replace("alpha = 0.2", "alpha = -1.0"), "learners.glasso: The "),
+        (
+            lambda t: t.replace("alpha = 0.2", "alpha = -1.0"),
+            "learners.glasso: learners['glasso']: The 'alpha' parameter",
+        ),
         (
             lambda t: t.replace("alpha = 0.2", "alfa = 0.2"),
             "learners.glasso.alfa: GraphicalLasso has no parameter 'alfa'",
         ),
-        (lambda t: t.replace('"shd"]', '"shd", "auc"]'), "metrics[4]: unknown metric"),
+        (
+            lambda t: t.replace('"shd"]', '"shd", "auc"]'),
+            "metrics: unknown metric 'auc'",
+        ),
         (
             lambda t: t.replace("n_repeats = 3", "n_repeats = 0"),
-            "n_repeats: must be >=",
+            "n_repeats: The 'n_repeats' parameter of Benchmark must be an int in the "
+            "range [1, inf)",
         ),
         (
             lambda t: t.replace("n_features = 10", "n_features = 9.5"),
-            "n_features: must",
+            "n_features: n_features[0] must be an integer, got 9.5",
         ),
         (lambda t: t.replace("[0.2, 0.4]", "[0.2, 0.4"), "not valid TOML"),
     ],
@@ -248,17 +255,26 @@ def test_config_errors_from_python_name_the_key():
             **base,
             "learners": {"x": {"class": "LassoNetwork", "cvv": 3}},
         },
-        "generators.DiagonalDominance.random_state: generators are seeded": {
+        "model: The 'model' parameter of Benchmark must be a str among": {
             **base,
-            "generators": {"DiagonalDominance": {"random_state": 1}},
+            "model": "precision",
         },
-        "model: must be one of": {**base, "model": "precision"},
-        "run.backend: must be one of": {**base, "run": {"backend": "spark"}},
-        "timeout: must be a positive number": {**base, "timeout": 0},
-        "densities[0]: must be a number": {**base, "densities": ["dense"]},
-        "n_samples[1]: must be >= 2": {**base, "n_samples": [10, 1]},
-        "n_samples: values are repeated": {**base, "n_samples": [10, 10]},
-        "graph: unknown graph family 'erdos' (did you mean": {**base, "graph": "erdos"},
+        "run.backend: backend='spark' is not a joblib backend": {
+            **base,
+            "run": {"backend": "spark"},
+        },
+        "timeout: The 'timeout' parameter": {**base, "timeout": 0},
+        "densities: densities[0] must be a number": {**base, "densities": ["dense"]},
+        "n_samples: n_samples[1] must be >= 1": {**base, "n_samples": [10, 0]},
+        "n_samples: n_samples lists 10 twice": {**base, "n_samples": [10, 10]},
+        "graph: graph='erdos' is not a graph family": {**base, "graph": "erdos"},
+        "generators.UniformChordal: generator 'UniformChordal' cannot sample on "
+        "graph='erdos_renyi'": {
+            **base,
+            "generators": ["UniformChordal"],
+            "densities": [0.3],
+            "n_features": 20,
+        },
         "learners.sklearn.nope.Estimator: cannot import 'sklearn.nope'": {
             **base,
             "learners": ["sklearn.nope.Estimator"],
@@ -359,8 +375,19 @@ def test_presets_are_valid_and_build_their_estimators(name):
     config = get_preset(name)
     generators, learners = config.make_generators(), config.make_learners()
     assert set(generators) >= {"DiagonalDominance", "TriangulatedOrthogonalization"}
-    # the five Krämer et al. learners plus the graphical lasso
-    assert set(learners) == {"shrink", "lasso", "adalasso", "ridge", "pls", "glasso"}
+    if name == "covariance":
+        assert set(learners) == {
+            "empirical",
+            "shrunk",
+            "ledoit_wolf",
+            "oas",
+            "glasso_cv",
+            "shrink_pcor",
+        }
+        assert min(config.grid["n_samples"]) < config.grid["n_features"]  # n < p
+    else:  # the five Krämer et al. learners plus the graphical lasso
+        kramer = {"shrink", "lasso", "adalasso", "ridge", "pls"}
+        assert set(learners) == kramer | {"glasso"}
     assert config.grid["random_state"] == 0  # a preset is one fixed study
     assert parse_config(config.to_dict(), name=name) == config
 

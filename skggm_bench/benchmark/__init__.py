@@ -10,6 +10,6 @@ The modules follow the data flow of a study (see ``docs/architecture.md``):
   -- figures and the HTML report.
 """
 
-from ._benchmark import DEFAULT_METRICS, Benchmark, BenchmarkResult
+from ._benchmark import DEFAULT_METRICS, Benchmark, BenchmarkResult, StudyError
 
-__all__ = ["DEFAULT_METRICS", "Benchmark", "BenchmarkResult"]
+__all__ = ["DEFAULT_METRICS", "Benchmark", "BenchmarkResult", "StudyError"]

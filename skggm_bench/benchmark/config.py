@@ -3,8 +3,10 @@
 A *study* is everything :class:`~skggm_bench.benchmark.Benchmark` needs: the
 generators, the learners and the grid. It can come from a named preset
 (:data:`PRESETS`, e.g. ``skggm-bench run --preset kramer2009``) or from a TOML file
-(``skggm-bench run --config study.toml``); both go through the same validation, which
-names the offending key in every error (:class:`ConfigError`).
+(``skggm-bench run --config study.toml``). This module only resolves names into
+classes and builds the :class:`~skggm_bench.benchmark.Benchmark`; every check of the
+study is :meth:`Benchmark.validate`'s, and its message comes back as a
+:class:`ConfigError` prefixed with the configuration key at fault.
 
 A configuration file looks like this (only the generators and the learners are
 required; an omitted grid key takes ``Benchmark``'s default, except ``densities``,
@@ -19,7 +21,8 @@ which then means the graph family's own default density)::
     model = "concentration"        # or "covariance"
     metrics = ["tpr", "ppv", "f1"]
     random_state = 0               # the whole study follows from this seed
-    timeout = 300                  # seconds per fit
+    timeout = 300                  # seconds per fit (and per draw)
+    memory_limit = 4294967296      # bytes each fit may allocate (optional)
 
     [graph_params]                 # extra parameters of the graph family (optional)
 
@@ -34,18 +37,26 @@ which then means the graph family's own default density)::
     [learners.glasso]
     class = "GraphicalLassoCV"
 
+    [data_models]                  # optional: ways of observing the data
+    gaussian = { class = "Gaussian" }
+    heavy = { class = "MultivariateT", df = 3 }
+
     [run]                          # optional defaults for the command line
     n_jobs = 2
     backend = "loky"
 
 Generators are looked up by class name in :mod:`skggm_bench.generators`, so any
-sampler exported there works without changing this module. Learners are looked up in
-:mod:`skggm_bench.learners`, then :mod:`sklearn.covariance`; a dotted path
-(``"mypackage.module.MyEstimator"``) imports any other scikit-learn estimator.
-``generators`` and ``learners`` may also be plain lists of class names.
+sampler exported there works without changing this module; data models in
+:mod:`skggm_bench.datasets`. Learners are looked up in :mod:`skggm_bench.learners`,
+then :mod:`sklearn.covariance`; a dotted path (``"mypackage.module.MyEstimator"``)
+imports any other scikit-learn-compatible estimator, with or without parameter
+constraints. ``generators``, ``learners`` and ``data_models`` may also be plain
+lists of class names.
 
-Names are resolved, and every estimator is built once with its parameters, when the
-configuration is parsed, so a typo fails at once and not an hour into a run.
+Names are resolved, every estimator is built once with its parameters, and the
+whole study is validated (a dry probe of every generator on the study's graphs
+included) when the configuration is parsed, so a typo or an impossible combination
+fails at once and not an hour into a run.
 TOML needs Python 3.11+ (:mod:`tomllib`) or the ``tomli`` package on 3.10.
 """
 
@@ -55,15 +66,13 @@ import copy
 import difflib
 import importlib
 import inspect
-import math
-import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 # DEFAULT_METRICS is the harness's own list, so presets and Benchmark cannot drift.
-from ._benchmark import DEFAULT_METRICS, Benchmark
+from ._benchmark import DEFAULT_METRICS, Benchmark, StudyError
 
 __all__ = [
     "DEFAULT_METRICS",
@@ -76,8 +85,6 @@ __all__ = [
     "parse_config",
 ]
 
-_MODELS = ("concentration", "covariance")
-_BACKENDS = ("loky", "threading", "multiprocessing", "dask", "ray")
 _GRID_KEYS = (
     "graph",
     "graph_params",
@@ -89,8 +96,10 @@ _GRID_KEYS = (
     "metrics",
     "random_state",
     "timeout",
+    "memory_limit",
 )
-_TOP_LEVEL_KEYS = (*_GRID_KEYS, "generators", "learners", "run", "description")
+_ENTRY_KEYS = ("generators", "learners", "data_models")
+_TOP_LEVEL_KEYS = (*_GRID_KEYS, *_ENTRY_KEYS, "run", "description")
 _RUN_KEYS = ("store", "n_jobs", "backend", "scheduler")
 # Learner modules searched for a bare class name, in this order.
 _LEARNER_MODULES = ("skggm_bench.learners", "sklearn.covariance")
@@ -154,6 +163,37 @@ PRESETS: dict[str, dict[str, Any]] = {
         ],
         "learners": {**_KRAMER_LEARNERS, "glasso": {"class": "GraphicalLassoCV"}},
     },
+    # Covariance estimators ranked by estimation error: the matrix losses against
+    # the true covariance (and the precision's Frobenius loss), at n/p from 1/2 to
+    # 4, including n < p where the sample covariance is singular (its KL and Stein
+    # losses are infinite and rank it last).
+    "covariance": {
+        "description": "Covariance estimators ranked by their estimation error "
+        "(Frobenius, spectral, KL, Stein), p=30, n/p from 1/2 to 4.",
+        "graph": "erdos_renyi",
+        "n_features": 30,
+        "densities": [0.1, 0.3],
+        "n_samples": [15, 30, 120],
+        "n_repeats": 4,
+        "model": "concentration",
+        "metrics": [
+            "frobenius_loss",
+            "spectral_loss",
+            "kl_divergence",
+            "stein_loss",
+            "precision_frobenius_loss",
+        ],
+        "random_state": 0,
+        "generators": ["DiagonalDominance", "TriangulatedOrthogonalization"],
+        "learners": {
+            "empirical": {"class": "EmpiricalCovariance"},
+            "shrunk": {"class": "ShrunkCovariance"},
+            "ledoit_wolf": {"class": "LedoitWolf"},
+            "oas": {"class": "OAS"},
+            "glasso_cv": {"class": "GraphicalLassoCV", "cv": 3, "n_refinements": 2},
+            "shrink_pcor": {"class": "ShrinkagePartialCorrelation"},
+        },
+    },
 }
 
 
@@ -188,8 +228,9 @@ class BenchmarkConfig:
     ----------
     name : str
         The preset name or the configuration file's stem (used to name the store).
-    generators, learners : dict
-        ``{display name: (class, parameters)}``.
+    generators, learners, data_models : dict
+        ``{display name: (class, parameters)}`` (``data_models`` may be empty: the
+        Gaussian data as drawn).
     grid : dict
         Keyword arguments of ``Benchmark`` (``graph``, ``densities``, ...).
     run : dict
@@ -216,6 +257,7 @@ class BenchmarkConfig:
     grid: dict[str, Any]
     run: dict[str, Any] = field(default_factory=dict)
     description: str = ""
+    data_models: dict[str, tuple[type, dict[str, Any]]] = field(default_factory=dict)
 
     def make_generators(self) -> dict[str, Any]:
         """Fresh generator instances, ``{name: generator}``.
@@ -253,6 +295,27 @@ class BenchmarkConfig:
             name: cls(**copy.deepcopy(p)) for name, (cls, p) in self.learners.items()
         }
 
+    def make_data_models(self) -> dict[str, Any] | None:
+        """Fresh data model instances, or None for the Gaussian data as drawn.
+
+        Returns
+        -------
+        dict or None
+            One new instance per configured data model.
+
+        Examples
+        --------
+        >>> from skggm_bench.benchmark.config import get_preset
+        >>> get_preset("quick").make_data_models() is None
+        True
+        """
+        if not self.data_models:
+            return None
+        return {
+            name: cls(**copy.deepcopy(p))
+            for name, (cls, p) in self.data_models.items()
+        }
+
     @property
     def n_tasks(self) -> int:
         """Number of result rows the study produces (learner fits).
@@ -268,6 +331,7 @@ class BenchmarkConfig:
         return (
             len(self.generators)
             * len(self.learners)
+            * max(len(self.data_models), 1)
             * len(grid["densities"])
             * (len(n_features) if isinstance(n_features, tuple) else 1)
             * len(grid.get("n_samples", (100,)))
@@ -295,7 +359,7 @@ class BenchmarkConfig:
         >>> bench.n_features, bench.densities, bench.n_jobs
         (30, (0.05, 0.25), 2)
         """
-        arguments = {**self.grid, **options}
+        arguments = {"data_models": self.make_data_models(), **self.grid, **options}
         return Benchmark(self.make_generators(), self.make_learners(), **arguments)
 
     def to_dict(self) -> dict[str, Any]:
@@ -326,6 +390,8 @@ class BenchmarkConfig:
             "generators": specs(self.generators),
             "learners": specs(self.learners),
         }
+        if self.data_models:
+            data["data_models"] = specs(self.data_models)
         if data["densities"] == (None,):  # TOML has no null: omitted means None
             del data["densities"]
         for key in ("densities", "n_features", "n_samples", "metrics"):
@@ -338,7 +404,7 @@ class BenchmarkConfig:
 
 def _class_name(cls: type) -> str:
     module = cls.__module__
-    if module.startswith("skggm_bench.generators") or any(
+    if module.startswith(("skggm_bench.generators", "skggm_bench.datasets")) or any(
         module.startswith(m) for m in _LEARNER_MODULES
     ):
         return cls.__name__
@@ -482,8 +548,8 @@ def parse_config(data: Mapping[str, Any], *, name: str = "study") -> BenchmarkCo
     ...               "densities": [0.1, -0.2]})
     Traceback (most recent call last):
     ...
-    skggm_bench.benchmark.config.ConfigError: densities[1]: a density must be in \
-[0, 1], got -0.2
+    skggm_bench.benchmark.config.ConfigError: densities: densities[1]=-0.2 is \
+negative; a density is the fraction of node pairs that are edges, in [0, 1]
     """
     if not isinstance(data, Mapping):
         raise ConfigError(
@@ -493,27 +559,42 @@ def parse_config(data: Mapping[str, Any], *, name: str = "study") -> BenchmarkCo
     description = data.get("description", "")
     if not isinstance(description, str):
         raise ConfigError(f"description: must be a string, got {description!r}")
-    grid = _parse_grid(data)
-    generators = _parse_entries(
-        data.get("generators"), "generators", _resolve_generator, _check_generator
-    )
-    learners = _parse_entries(
-        data.get("learners"), "learners", _resolve_learner, _check_learner
-    )
-    run = _parse_run(data.get("run", {}))
-    return BenchmarkConfig(
+    # The grid goes to Benchmark as it is (TOML lists become tuples); Benchmark
+    # checks it. No densities: the family's own default (None), which is also the
+    # only value that fixed-structure families (chain, lattice, ...) accept.
+    grid: dict[str, Any] = {"densities": (None,)}
+    for key in _GRID_KEYS:
+        if key in data:
+            value = data[key]
+            grid[key] = tuple(value) if isinstance(value, list) else value
+    if not isinstance(grid.get("graph_params", {}), Mapping):
+        raise ConfigError(
+            f"graph_params: must be a table, got {data['graph_params']!r}"
+        )
+    config = BenchmarkConfig(
         name=str(name),
-        generators=generators,
-        learners=learners,
+        generators=_parse_entries(data.get("generators"), "generators"),
+        learners=_parse_entries(data.get("learners"), "learners"),
         grid=grid,
-        run=run,
+        run=_parse_run(data.get("run", {})),
         description=description,
+        data_models=(
+            _parse_entries(data["data_models"], "data_models")
+            if "data_models" in data
+            else {}
+        ),
     )
-
-
-# --------------------------------------------------------------------------------------
-# Grid
-# --------------------------------------------------------------------------------------
+    options = {k: config.run[k] for k in ("n_jobs", "backend") if k in config.run}
+    try:
+        config.make_benchmark(**options).validate()
+    except StudyError as exc:
+        key = exc.parameter
+        if key in ("n_jobs", "backend"):
+            key = f"run.{key}"
+        elif exc.entry is not None:
+            key = f"{key}.{exc.entry}"
+        raise ConfigError(f"{key}: {exc}") from None
+    return config
 
 
 def _suggest(word: str, choices: Any) -> str:
@@ -530,144 +611,23 @@ def _reject_unknown(table: Mapping, known: tuple[str, ...], where: str) -> None:
             )
 
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
-
-
-def _is_real(value: Any) -> bool:
-    return isinstance(value, numbers.Real) and not isinstance(value, bool)
-
-
-def _int(value: Any, key: str, minimum: int) -> int:
-    if not _is_int(value):
-        raise ConfigError(f"{key}: must be an integer, got {value!r}")
-    if value < minimum:
-        raise ConfigError(f"{key}: must be >= {minimum}, got {value}")
-    return int(value)
-
-
-def _list(value: Any, key: str, what: str) -> list:
-    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
-        value = [value]
-    if len(value) == 0:
-        raise ConfigError(f"{key}: empty grid; give at least one {what}")
-    if len(set(map(repr, value))) != len(value):
-        raise ConfigError(f"{key}: values are repeated in {list(value)}")
-    return list(value)
-
-
-def _parse_grid(data: Mapping[str, Any]) -> dict[str, Any]:
-    grid: dict[str, Any] = {}
-    if "graph" in data:
-        from ..datasets import GRAPH_FAMILIES
-
-        graph = data["graph"]
-        if graph not in GRAPH_FAMILIES:
-            raise ConfigError(
-                f"graph: unknown graph family {graph!r}"
-                f"{_suggest(graph, GRAPH_FAMILIES)}; available: "
-                f"{', '.join(GRAPH_FAMILIES)}"
-            )
-        grid["graph"] = graph
-    if "graph_params" in data:
-        params = data["graph_params"]
-        if not isinstance(params, Mapping):
-            raise ConfigError(f"graph_params: must be a table, got {params!r}")
-        grid["graph_params"] = dict(params)
-    if "n_features" in data:
-        if isinstance(data["n_features"], (list, tuple)):
-            sizes = _list(data["n_features"], "n_features", "number of variables")
-            grid["n_features"] = tuple(
-                _int(p, f"n_features[{i}]", 2) for i, p in enumerate(sizes)
-            )
-        else:
-            grid["n_features"] = _int(data["n_features"], "n_features", 2)
-    # No densities: the family's own default (None), which is also the only value
-    # that fixed-structure families (chain, lattice, ...) accept.
-    grid["densities"] = (None,)
-    if "densities" in data:
-        densities = _list(data["densities"], "densities", "density")
-        for i, density in enumerate(densities):
-            if not _is_real(density) or math.isnan(density):
-                raise ConfigError(f"densities[{i}]: must be a number, got {density!r}")
-            if not 0 <= density <= 1:
-                raise ConfigError(
-                    f"densities[{i}]: a density must be in [0, 1], got {density}"
-                )
-        grid["densities"] = tuple(float(d) for d in densities)
-    if "n_samples" in data:
-        sizes = _list(data["n_samples"], "n_samples", "sample size")
-        grid["n_samples"] = tuple(
-            _int(n, f"n_samples[{i}]", 2) for i, n in enumerate(sizes)
-        )
-    if "n_repeats" in data:
-        grid["n_repeats"] = _int(data["n_repeats"], "n_repeats", 1)
-    if "model" in data:
-        if data["model"] not in _MODELS:
-            raise ConfigError(f"model: must be one of {_MODELS}, got {data['model']!r}")
-        grid["model"] = data["model"]
-    if "metrics" in data:
-        metrics = _list(data["metrics"], "metrics", "metric")
-        for i, metric in enumerate(metrics):
-            _check_metric(metric, f"metrics[{i}]")
-        grid["metrics"] = tuple(metrics)
-    if "random_state" in data:
-        grid["random_state"] = _int(data["random_state"], "random_state", 0)
-    if "timeout" in data:
-        timeout = data["timeout"]
-        if not _is_real(timeout) or not timeout > 0:
-            raise ConfigError(
-                f"timeout: must be a positive number of seconds, got {timeout!r}"
-            )
-        grid["timeout"] = float(timeout)
-    return grid
-
-
-def _check_metric(metric: Any, key: str) -> None:
-    """Accept exactly the names the harness accepts (its scorer factory decides)."""
-    import numpy as np
-
-    from ..metrics import make_structure_scorer
-
-    if not isinstance(metric, str):
-        raise ConfigError(f"{key}: must be a metric name, got {metric!r}")
-    probe = np.zeros((3, 3), dtype=bool)
-    probe[0, 1] = probe[1, 0] = True
-    try:
-        make_structure_scorer(metric, probe)
-    except ValueError as exc:
-        raise ConfigError(f"{key}: unknown metric {metric!r}: {exc}") from None
-
-
 def _parse_run(run: Any) -> dict[str, Any]:
     if not isinstance(run, Mapping):
         raise ConfigError(f"run: must be a table, got {run!r}")
     _reject_unknown(run, _RUN_KEYS, where="run.")
-    parsed = dict(run)
-    if "n_jobs" in parsed and (not _is_int(parsed["n_jobs"]) or parsed["n_jobs"] == 0):
-        raise ConfigError(
-            f"run.n_jobs: must be a non-zero integer (-1 = all cores), got "
-            f"{parsed['n_jobs']!r}"
-        )
-    if "backend" in parsed and parsed["backend"] not in _BACKENDS:
-        raise ConfigError(
-            f"run.backend: must be one of {_BACKENDS}, got {parsed['backend']!r}"
-        )
     for key in ("store", "scheduler"):
-        if key in parsed and not isinstance(parsed[key], str):
-            raise ConfigError(f"run.{key}: must be a string, got {parsed[key]!r}")
-    return parsed
+        if key in run and not isinstance(run[key], str):
+            raise ConfigError(f"run.{key}: must be a string, got {run[key]!r}")
+    return dict(run)
 
 
 # --------------------------------------------------------------------------------------
-# Generators and learners
+# Names -> classes -> estimators
 # --------------------------------------------------------------------------------------
 
 
-def _parse_entries(
-    entries: Any, key: str, resolve: Any, check: Any
-) -> dict[str, tuple[type, dict[str, Any]]]:
-    what = key[:-1]
+def _parse_entries(entries: Any, key: str) -> dict[str, tuple[type, dict[str, Any]]]:
+    what = {"data_models": "data model"}.get(key, key[:-1])
     if entries is None:
         raise ConfigError(f"{key}: missing; give at least one {what}")
     if isinstance(entries, (list, tuple)):
@@ -683,6 +643,11 @@ def _parse_entries(
         raise ConfigError(f"{key}: must be a list of names or a table, got {entries!r}")
     if not entries:
         raise ConfigError(f"{key}: the table is empty; give at least one {what}")
+    resolve = {
+        "generators": _resolve_generator,
+        "learners": _resolve_learner,
+        "data_models": _resolve_data_model,
+    }[key]
     parsed = {}
     for name, spec in entries.items():
         where = f"{key}.{name}"
@@ -695,27 +660,46 @@ def _parse_entries(
                 f"{where}.class: must be a class name, got {class_name!r}"
             )
         cls = resolve(class_name, where)
-        check(cls, params, where)
+        _build(cls, params, where)
         parsed[str(name)] = (cls, params)
     return parsed
 
 
-def _resolve_generator(name: str, where: str) -> type:
-    from .. import generators
-    from ..generators import GraphicalModelGenerator
+def _subclasses_in(module_name: str, base_name: str) -> dict[str, type]:
+    """The public classes of a module that derive from its class ``base_name``."""
+    module = importlib.import_module(module_name)
+    base = getattr(module, base_name, None)
+    return {
+        name: obj
+        for name, obj in vars(module).items()
+        if inspect.isclass(obj)
+        and not name.startswith("_")
+        and (
+            (base is not None and issubclass(obj, base) and obj is not base)
+            or (base is None and hasattr(obj, "observe"))
+        )
+    }
 
-    # getattr on the package: any generator it exports works, including new ones.
-    cls = getattr(generators, name, None)
-    if (
-        not (inspect.isclass(cls) and issubclass(cls, GraphicalModelGenerator))
-        or cls is GraphicalModelGenerator
-    ):
-        known = _generator_names()
+
+def _resolve_generator(name: str, where: str) -> type:
+    # Any generator the package exports works, including new ones.
+    known = _subclasses_in("skggm_bench.generators", "GraphicalModelGenerator")
+    if name not in known:
         raise ConfigError(
             f"{where}: unknown generator {name!r}{_suggest(name, known)}; available: "
-            f"{', '.join(known)}"
+            f"{', '.join(sorted(known))}"
         )
-    return cls
+    return known[name]
+
+
+def _resolve_data_model(name: str, where: str) -> type:
+    known = _subclasses_in("skggm_bench.datasets", "DataModel")
+    if name not in known:
+        raise ConfigError(
+            f"{where}: unknown data model {name!r}{_suggest(name, known)}; available: "
+            f"{', '.join(sorted(known)) or 'none'}"
+        )
+    return known[name]
 
 
 def generator_class(name: str, *, key: str = "generator") -> type:
@@ -745,19 +729,6 @@ def generator_class(name: str, *, key: str = "generator") -> type:
     'DiagonalDominance'
     """
     return _resolve_generator(name, key)
-
-
-def _generator_names() -> list[str]:
-    from .. import generators
-    from ..generators import GraphicalModelGenerator
-
-    return sorted(
-        name
-        for name, obj in vars(generators).items()
-        if inspect.isclass(obj)
-        and issubclass(obj, GraphicalModelGenerator)
-        and obj is not GraphicalModelGenerator
-    )
 
 
 def _resolve_learner(name: str, where: str) -> type:
@@ -801,7 +772,11 @@ def _learner_names() -> list[str]:
 
 
 def _build(cls: type, params: dict[str, Any], where: str) -> Any:
-    """Instantiate with ``params`` and run sklearn's parameter validation."""
+    """Instantiate ``cls`` with ``params``: unknown names fail here, with a hint.
+
+    The values are checked by ``Benchmark.validate`` (with the estimator's own
+    ``_parameter_constraints`` where it has them).
+    """
     # sklearn's own list of __init__ parameters; no instance needed.
     get_names = getattr(cls, "_get_param_names", None)
     accepted = (
@@ -814,26 +789,9 @@ def _build(cls: type, params: dict[str, Any], where: str) -> Any:
             raise ConfigError(
                 f"{where}.{key}: {cls.__name__} has no parameter {key!r}"
                 f"{_suggest(key, accepted)}; its parameters: "
-                f"{', '.join(sorted(accepted))}"
+                f"{', '.join(sorted(accepted)) or 'none'}"
             )
-    estimator = cls(**copy.deepcopy(params))
-    validate = getattr(estimator, "_validate_params", None)
-    if callable(validate):
-        try:
-            validate()
-        except (ValueError, TypeError) as exc:
-            raise ConfigError(f"{where}: {exc}") from None
-    return estimator
-
-
-def _check_generator(cls: type, params: dict[str, Any], where: str) -> None:
-    if "random_state" in params:
-        raise ConfigError(
-            f"{where}.random_state: generators are seeded by the benchmark (one seed "
-            "per task, from the top-level random_state); remove this key"
-        )
-    _build(cls, params, where)
-
-
-def _check_learner(cls: type, params: dict[str, Any], where: str) -> None:
-    _build(cls, params, where)
+    try:
+        return cls(**copy.deepcopy(params))
+    except Exception as exc:
+        raise ConfigError(f"{where}: {cls.__name__}({params}) failed: {exc}") from None

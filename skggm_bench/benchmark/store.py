@@ -1,108 +1,136 @@
 """The results store: one SQLite file per study, written row by row, resumable.
 
-A benchmark study produces one *result row* per (generator, learner, density,
-n_features, n_samples, repeat). :class:`ResultStore` keeps these rows in an SQLite
+A benchmark study produces one *result row* per fit, identified by its grid
+coordinates (generator, data model, learner, density, n_features, n_samples,
+repeat). :class:`ResultStore` keeps these rows in an SQLite
 database (the standard library's :mod:`sqlite3`, no server) so that
 
 * rows are committed as soon as a task finishes: a crash or ``SIGKILL`` loses at most
   the tasks that were running;
 * a re-run of the same study skips what is stored (:meth:`ResultStore.completed_keys`);
-* a task cannot be stored twice: the six grid coordinates are a unique key and
+* a fit cannot be stored twice: the grid coordinates are a unique key and
   :meth:`ResultStore.append` ignores rows whose key is already present;
 * the study's configuration is stored next to the rows
   (:meth:`ResultStore.ensure_study`), so a re-run with a different configuration
   fails with a clear error instead of mixing two studies in one file.
 
-The database is in WAL mode (readers never block the writer, e.g. a report built
-while a run is in progress) with ``synchronous=NORMAL``: every committed row survives
-the death of the writing process; only an operating-system crash or power loss can
-drop the last few commits.
+While a run writes, the database is in WAL mode (readers never block the writer,
+e.g. a report built while a run is in progress) with ``synchronous=NORMAL``: every
+committed row survives the death of the writing process; only an operating-system
+crash or power loss can drop the last few commits. Closing the store returns the
+file to rollback-journal mode, so that a reader opens it without creating any file.
 
 ``ResultStore(":memory:")`` gives the same behaviour without a file; the benchmark
-harness uses it when no store is requested.
+harness uses it when no store is requested. ``ResultStore(path, read_only=True)``
+(what ``skggm-bench leaderboard`` and ``report`` use) never creates or changes a
+file, works in a read-only folder, and refuses a file that is not a store.
 
 Schema
 ------
-``results``: the six key columns ``generator`` (TEXT), ``learner`` (TEXT),
-``density`` (REAL, NULL for graph families without a density), ``n_features``,
-``n_samples``, ``repeat`` (INTEGER); then ``seed`` (INTEGER), ``fit_time`` (REAL),
-``status`` (``'ok'``, ``'failed'`` or ``'timeout'``), ``message`` (TEXT),
-``versions`` (TEXT, JSON) and one REAL column per metric, added the first time a row
-carries it. ``meta``: key/value TEXT pairs (``schema_version``, ``study`` as JSON,
-``created``).
+``results``: one column per fixed column of the result table (the harness's result
+schema: key, cell and outcome columns, typed TEXT, INTEGER or REAL; ``density`` is
+NULL for graph families without a density), and one REAL column per metric, added
+the first time a row carries it. ``meta``: key/value TEXT pairs
+(``schema_version``, ``study`` as JSON, ``created``).
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import json
 import math
 import os
 import re
 import sqlite3
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-__all__ = [
-    "INFO_COLUMNS",
-    "KEY_COLUMNS",
-    "STATUSES",
-    "ResultStore",
-    "StudyMismatchError",
-]
-
-#: The grid coordinates that identify a result row (the unique key of the store).
-KEY_COLUMNS: tuple[str, ...] = (
-    "generator",
-    "learner",
-    "density",
-    "n_features",
-    "n_samples",
-    "repeat",
+from ._schema import (
+    CELL_COLUMNS,
+    COLUMN_TYPES,
+    KEY_COLUMNS,
+    OUTCOME_COLUMNS,
+    STATUSES,
+    result_columns,
 )
-#: Columns every row has besides the key and the metrics, in frame order: ``seed``
-#: comes right after the key, the others after the metric columns.
-INFO_COLUMNS: tuple[str, ...] = ("seed", "fit_time", "status", "message", "versions")
-#: Allowed values of the ``status`` column.
-STATUSES: tuple[str, ...] = ("ok", "failed", "timeout")
 
-_SCHEMA_VERSION = "1"
-_INTEGER_COLUMNS = ("n_features", "n_samples", "repeat", "seed")
-_TEXT_COLUMNS = ("generator", "learner", "status", "message", "versions")
+__all__ = ["ResultStore", "StoreError", "StudyMismatchError"]
+
+_SCHEMA_VERSION = "2"
+_FIXED_COLUMNS = (*KEY_COLUMNS, *CELL_COLUMNS, *OUTCOME_COLUMNS)
 # Metric columns are created from row keys; only plain identifiers are accepted so
 # a column name can never inject SQL (it is also double-quoted).
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # Another process writing to the same file (two runs of one study) holds the lock for
 # one short transaction; waiting up to 60 s rides that out instead of failing.
 _BUSY_TIMEOUT_MS = 60_000
+_SQL_TYPES = {"text": "TEXT", "integer": "INTEGER", "real": "REAL"}
+_REQUIRED = {*KEY_COLUMNS, "seed", "status"}
 
-_CREATE_RESULTS = """
-CREATE TABLE IF NOT EXISTS results (
-    generator  TEXT    NOT NULL,
-    learner    TEXT    NOT NULL,
-    density    REAL,
-    n_features INTEGER NOT NULL,
-    n_samples  INTEGER NOT NULL,
-    repeat     INTEGER NOT NULL,
-    seed       INTEGER NOT NULL,
-    fit_time   REAL,
-    status     TEXT    NOT NULL CHECK (status IN ('ok', 'failed', 'timeout')),
-    message    TEXT    NOT NULL DEFAULT '',
-    versions   TEXT    NOT NULL DEFAULT '{}'
+
+def _column_definition(name: str) -> str:
+    sql = f"{name} {_SQL_TYPES[COLUMN_TYPES[name]]}"
+    if name == "status":
+        allowed = ", ".join(f"'{status}'" for status in STATUSES)
+        return f"{sql} NOT NULL CHECK (status IN ({allowed}))"
+    if name == "message":
+        return f"{sql} NOT NULL DEFAULT ''"
+    if name == "versions":
+        return f"{sql} NOT NULL DEFAULT '{{}}'"
+    if name in _REQUIRED and name != "density":
+        return f"{sql} NOT NULL"
+    return sql
+
+
+_CREATE_RESULTS = (
+    "CREATE TABLE IF NOT EXISTS results (\n    "
+    + ",\n    ".join(_column_definition(name) for name in _FIXED_COLUMNS)
+    + "\n)"
 )
-"""
 # SQLite treats NULLs as distinct in a UNIQUE constraint; indexing IFNULL(density, -1)
 # makes "no density" (fixed-structure graph families) one value, so such rows cannot
 # be duplicated either. -1 is never a valid density.
-_CREATE_KEY_INDEX = """
-CREATE UNIQUE INDEX IF NOT EXISTS results_task_key ON results (
-    generator, learner, IFNULL(density, -1.0), n_features, n_samples, repeat
+_CREATE_KEY_INDEX = (
+    "CREATE UNIQUE INDEX IF NOT EXISTS results_key ON results ("
+    + ", ".join(
+        "IFNULL(density, -1.0)" if name == "density" else name for name in KEY_COLUMNS
+    )
+    + ")"
 )
-"""
 _CREATE_META = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)
 """
+
+
+class StoreError(ValueError):
+    """A file cannot be used as a results store (missing, damaged, not writable).
+
+    Examples
+    --------
+    >>> issubclass(StoreError, ValueError)
+    True
+    """
+
+
+_T = TypeVar("_T")
+
+
+def _store_errors(method: Callable[..., _T]) -> Callable[..., _T]:
+    """Turn SQLite's errors into a StoreError naming the file."""
+
+    @functools.wraps(method)
+    def wrapped(self: ResultStore, *args: Any, **kwargs: Any) -> _T:
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(
+                f"cannot use {self.path!r} as a results store: {exc}"
+            ) from None
+
+    return wrapped
 
 
 class StudyMismatchError(ValueError):
@@ -121,13 +149,20 @@ class ResultStore:
     Parameters
     ----------
     path : str or os.PathLike
-        The database file, created (with its parent directories) if missing.
-        ``":memory:"`` keeps everything in memory for the life of the object.
+        The database file. In write mode it is created (with its parent
+        directories) if missing. ``":memory:"`` keeps everything in memory for the
+        life of the object.
+    read_only : bool, default=False
+        Open an existing store for reading only: nothing is ever created or
+        changed, a folder without write permission is fine, and a missing file or
+        a file that is not a store is an error.
 
     Attributes
     ----------
     path : str
         The database path as given (``":memory:"`` for an in-memory store).
+    read_only : bool
+        Whether the store was opened for reading only.
 
     See Also
     --------
@@ -144,19 +179,19 @@ class ResultStore:
     --------
     >>> from skggm_bench.benchmark.store import ResultStore
     >>> store = ResultStore(":memory:")
-    >>> row = dict(generator="dd", learner="glasso", density=0.1, n_features=10,
-    ...            n_samples=50, repeat=0, seed=7, f1=0.5, fit_time=0.01,
-    ...            status="ok", message="", versions="{}")
+    >>> row = dict(generator="dd", data_model="gaussian", learner="glasso",
+    ...            density=0.1, n_features=10, n_samples=50, repeat=0, seed=7,
+    ...            f1=0.5, fit_time=0.01, status="ok", message="", versions="{}")
     >>> store.append([row, row])          # the second copy has the same key
     1
     >>> len(store), sorted(store.completed_keys())
-    (1, [('dd', 'glasso', 0.1, 10, 50, 0)])
+    (1, [('dd', 'gaussian', 'glasso', 0.1, 10, 50, 0)])
     >>> store.frame()[["learner", "f1", "status"]]
       learner   f1 status
     0  glasso  0.5     ok
     """
 
-    def __init__(self, path: str | os.PathLike) -> None:
+    def __init__(self, path: str | os.PathLike, *, read_only: bool = False) -> None:
         if not isinstance(path, (str, os.PathLike)):
             raise TypeError(
                 f"path must be a file path (str or os.PathLike), got {path!r}"
@@ -164,50 +199,122 @@ class ResultStore:
         self.path = os.fspath(path)
         if not self.path:
             raise ValueError("path must be a non-empty file path or ':memory:'")
+        self.read_only = bool(read_only)
         self._conn: sqlite3.Connection | None = None
         self._pid: int | None = None
         self._connection()  # fail now, not mid-run, on an unusable path
 
     # -- connection --------------------------------------------------------------------
 
+    def _open_read_only(self) -> sqlite3.Connection:
+        if self.path == ":memory:" or not Path(self.path).is_file():
+            raise StoreError(f"no results store at {self.path!r}")
+        uri = Path(self.path).resolve().as_uri()
+        try:
+            conn = sqlite3.connect(f"{uri}?mode=ro", uri=True)
+            conn.execute("SELECT name FROM sqlite_master").fetchall()
+        except sqlite3.OperationalError:
+            # A WAL database in a folder we cannot write to: reading it needs
+            # "immutable", which is right there since nobody can be writing it.
+            conn = sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True)
+        return conn
+
+    def _check_permissions(self) -> None:
+        """Writing needs the file and its folder (for the journal) to be writable."""
+        path = Path(self.path)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(
+                f"cannot create the folder of the results store {self.path!r}: "
+                f"{exc.strerror or exc}"
+            ) from None
+        for place in (path, path.parent):
+            if place.exists() and not os.access(place, os.W_OK):
+                raise StoreError(
+                    f"cannot write the results store {self.path!r}: {place} is not "
+                    "writable"
+                )
+
+    def _open_for_writing(self) -> sqlite3.Connection:
+        if self.path != ":memory:":
+            self._check_permissions()
+        conn = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_MS / 1000)
+        conn.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
+        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
+        if tables and not {"results", "meta"} <= tables:
+            conn.close()
+            raise StoreError(
+                f"{self.path!r} is an SQLite database but not a skggm-bench results "
+                f"store (it has the tables {sorted(tables)}); choose another path"
+            )
+        if self.path != ":memory:":
+            conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        if not tables:
+            with conn:
+                conn.execute(_CREATE_RESULTS)
+                conn.execute(_CREATE_KEY_INDEX)
+                conn.execute(_CREATE_META)
+                conn.execute(
+                    "INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)",
+                    (_SCHEMA_VERSION,),
+                )
+        return conn
+
     def _connection(self) -> sqlite3.Connection:
         if self._conn is not None and self._pid == os.getpid():
             return self._conn
-        if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         try:
-            conn = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_MS / 1000)
-            conn.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
-            if self.path != ":memory:":
-                conn.execute("PRAGMA journal_mode = WAL")
-            conn.execute("PRAGMA synchronous = NORMAL")
-            # Create the schema only when missing: opening an existing store is then
-            # read-only and never waits for a writer (e.g. a report during a run).
+            conn = (
+                self._open_read_only() if self.read_only else self._open_for_writing()
+            )
             tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
-            if not {"results", "meta", "results_task_key"} <= tables:
-                with conn:
-                    conn.execute(_CREATE_RESULTS)
-                    conn.execute(_CREATE_KEY_INDEX)
-                    conn.execute(_CREATE_META)
-                    conn.execute(
-                        "INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)",
-                        (_SCHEMA_VERSION,),
-                    )
+            if not {"results", "meta"} <= tables:
+                conn.close()
+                raise StoreError(
+                    f"{self.path!r} is not a skggm-bench results store"
+                    + (f" (it has the tables {sorted(tables)})" if tables else "")
+                )
+            version = conn.execute(
+                "SELECT value FROM meta WHERE key = 'schema_version'"
+            ).fetchone()
         except sqlite3.DatabaseError as exc:
-            raise ValueError(
+            raise StoreError(
                 f"cannot use {self.path!r} as a results store: {exc}"
-            ) from exc
-        version = conn.execute(
-            "SELECT value FROM meta WHERE key = 'schema_version'"
-        ).fetchone()[0]
-        if version != _SCHEMA_VERSION:
+            ) from None
+        if version is None or version[0] != _SCHEMA_VERSION:
             conn.close()
-            raise ValueError(
-                f"{self.path!r} has store schema version {version}, this version of "
-                f"skggm-bench reads version {_SCHEMA_VERSION}"
+            found = "no schema version" if version is None else f"version {version[0]}"
+            raise StoreError(
+                f"{self.path!r} is a results store of another skggm-bench version "
+                f"({found}; this version reads version {_SCHEMA_VERSION}); start a "
+                "new store for this version"
             )
         self._conn, self._pid = conn, os.getpid()
         return conn
+
+    @_store_errors
+    def check_writable(self) -> None:
+        """Fail now, not after hours of computing, if rows cannot be written.
+
+        Raises
+        ------
+        StoreError
+            For a store opened read-only, or a file or folder without write
+            permission.
+
+        Examples
+        --------
+        >>> ResultStore(":memory:").check_writable()
+        """
+        if self.read_only:
+            raise StoreError(f"the results store {self.path!r} was opened read-only")
+        if self.path != ":memory:":
+            self._check_permissions()
+        conn = self._connection()
+        conn.execute("BEGIN IMMEDIATE")  # takes the write lock, or fails
+        conn.rollback()
 
     def close(self) -> None:
         """Close the database connection (it re-opens on the next use).
@@ -218,6 +325,13 @@ class ResultStore:
         >>> store.close()
         """
         if self._conn is not None and self._pid == os.getpid():
+            if not self.read_only and self.path != ":memory:":
+                # Leave the file in rollback-journal mode: a reader can then open it
+                # without creating the -wal and -shm files WAL mode needs (in a
+                # read-only folder it could not). Another open connection keeps WAL
+                # on; that is fine, the last one to close switches it.
+                with contextlib.suppress(sqlite3.DatabaseError):
+                    self._conn.execute("PRAGMA journal_mode = DELETE")
             self._conn.close()
         self._conn = None
 
@@ -230,10 +344,16 @@ class ResultStore:
     def __getstate__(self) -> dict:
         if self.path == ":memory:":
             raise TypeError("an in-memory ResultStore cannot be pickled")
-        return {"path": self.path, "_conn": None, "_pid": None}
+        return {
+            "path": self.path,
+            "read_only": self.read_only,
+            "_conn": None,
+            "_pid": None,
+        }
 
     def __repr__(self) -> str:
-        return f"ResultStore({self.path!r})"
+        mode = ", read_only=True" if self.read_only else ""
+        return f"ResultStore({self.path!r}{mode})"
 
     # -- rows ------------------------------------------------------------------------
 
@@ -241,31 +361,33 @@ class ResultStore:
         rows = self._connection().execute("PRAGMA table_info(results)").fetchall()
         return [row[1] for row in rows]
 
+    @_store_errors
     def metric_columns(self) -> list[str]:
         """Names of the metric columns, in the order they were first stored.
 
         Returns
         -------
         list of str
-            Every column that is neither a key column nor an info column.
+            Every column that is not a fixed column of the result schema.
 
         Examples
         --------
         >>> ResultStore(":memory:").metric_columns()
         []
         """
-        fixed = set(KEY_COLUMNS) | set(INFO_COLUMNS)
+        fixed = set(_FIXED_COLUMNS)
         return [name for name in self._columns() if name not in fixed]
 
+    @_store_errors
     def append(self, rows: Iterable[Mapping[str, Any]]) -> int:
         """Store rows in one transaction; rows whose key is already stored are skipped.
 
         Parameters
         ----------
         rows : iterable of mappings
-            Each with the key columns, ``seed`` and ``status``; ``fit_time``,
-            ``message`` and ``versions`` are optional; every other entry is a
-            metric (a real number or NaN), and gets its own column.
+            Each with the key columns, ``seed`` and ``status``; the other fixed
+            columns are optional; every other entry is a metric (a real number,
+            NaN or inf), and gets its own column.
 
         Returns
         -------
@@ -281,9 +403,9 @@ class ResultStore:
         Examples
         --------
         >>> store = ResultStore(":memory:")
-        >>> store.append([dict(generator="g", learner="l", density=None,
-        ...                    n_features=5, n_samples=9, repeat=0, seed=1,
-        ...                    status="failed", message="ValueError: boom")])
+        >>> store.append([dict(generator="g", data_model="gaussian", learner="l",
+        ...                    density=None, n_features=5, n_samples=9, repeat=0,
+        ...                    seed=1, status="failed", message="ValueError: boom")])
         1
         """
         rows = [dict(row) for row in rows]
@@ -292,15 +414,13 @@ class ResultStore:
         for row in rows:
             _check_row(row)
         conn = self._connection()
-        existing = set(self._columns())
+        existing = self._columns()
         new_metrics = [
             name
             for name in dict.fromkeys(k for row in rows for k in row)
             if name not in existing
         ]
-        columns = [*KEY_COLUMNS, *INFO_COLUMNS]
-        columns += [name for name in self._columns() if name not in columns]
-        columns += new_metrics
+        columns = [*existing, *new_metrics]
         placeholders = ", ".join("?" for _ in columns)
         quoted = ", ".join(f'"{name}"' for name in columns)
         records = [
@@ -320,14 +440,16 @@ class ResultStore:
             inserted = conn.total_changes - before
         return inserted
 
+    @_store_errors
     def completed_keys(self) -> set[tuple]:
         """Keys of the stored rows, whatever their status.
 
         Returns
         -------
         set of tuple
-            ``(generator, learner, density, n_features, n_samples, repeat)``, with
-            ``density`` a float, or ``None`` for graph families without a density.
+            ``(generator, data_model, learner, density, n_features, n_samples,
+            repeat)``, with ``density`` a float, or ``None`` for graph families
+            without a density.
 
         Examples
         --------
@@ -337,30 +459,31 @@ class ResultStore:
         query = f"SELECT {', '.join(KEY_COLUMNS)} FROM results"
         return {tuple(row) for row in self._connection().execute(query)}
 
+    @_store_errors
     def __len__(self) -> int:
         return self._connection().execute("SELECT COUNT(*) FROM results").fetchone()[0]
 
+    @_store_errors
     def frame(self) -> Any:
         """All stored rows as a tidy pandas DataFrame.
 
         Returns
         -------
         pandas.DataFrame
-            One row per stored task, in insertion order, with the key columns,
-            ``seed``, the metric columns, then ``fit_time``, ``status``,
-            ``message`` and ``versions``. Integer columns are ``int64``, metrics,
-            ``density`` and ``fit_time`` ``float64`` (a missing density or metric
-            is NaN).
+            One row per stored fit, in insertion order, with the columns in the
+            order of the result schema (key, cell, metrics, outcome). Integer
+            columns are ``int64`` (``Int64`` where a value may be missing), the
+            others ``float64`` (a missing density or metric is NaN) or text.
 
         Examples
         --------
         >>> ResultStore(":memory:").frame().shape
-        (0, 11)
+        (0, 18)
         """
         import pandas as pd  # optional dependency, needed only for frames
 
         metrics = self.metric_columns()
-        columns = [*KEY_COLUMNS, "seed", *metrics, *INFO_COLUMNS[1:]]
+        columns = result_columns(metrics)
         quoted = ", ".join(f'"{name}"' for name in columns)
         records = (
             self._connection()
@@ -368,13 +491,18 @@ class ResultStore:
             .fetchall()
         )
         frame = pd.DataFrame.from_records(records, columns=columns)
-        dtypes = {name: "int64" for name in _INTEGER_COLUMNS}
-        dtypes |= {name: "float64" for name in ("density", "fit_time", *metrics)}
-        dtypes |= {name: object for name in _TEXT_COLUMNS}
+        kinds = {name: COLUMN_TYPES.get(name, "real") for name in columns}
+        dtypes = {
+            name: {"text": object, "real": "float64"}.get(kind, "int64")
+            for name, kind in kinds.items()
+        }
+        # Cell statistics are missing in the rows of a data set that failed.
+        dtypes |= {name: "Int64" for name in ("n_edges", "n_added_edges")}
         return frame.astype(dtypes)
 
     # -- study metadata ----------------------------------------------------------------
 
+    @_store_errors
     def study(self) -> dict | None:
         """The stored study configuration, or None if none was recorded yet.
 
@@ -399,6 +527,7 @@ class ResultStore:
         )
         return None if row is None else json.loads(row[0])
 
+    @_store_errors
     def metadata(self) -> dict:
         """Everything in the ``meta`` table, with the study JSON decoded.
 
@@ -411,13 +540,14 @@ class ResultStore:
         Examples
         --------
         >>> ResultStore(":memory:").metadata()
-        {'schema_version': '1'}
+        {'schema_version': '2'}
         """
         meta = dict(self._connection().execute("SELECT key, value FROM meta"))
         if "study" in meta:
             meta["study"] = json.loads(meta["study"])
         return meta
 
+    @_store_errors
     def ensure_study(self, config: Mapping[str, Any]) -> dict:
         """Record ``config`` as this store's study, or check that it is the same.
 
@@ -478,7 +608,7 @@ re-run with the stored configuration to resume it.
 
 
 def _check_row(row: dict) -> None:
-    missing = [name for name in (*KEY_COLUMNS, "seed", "status") if name not in row]
+    missing = [name for name in _FIXED_COLUMNS if name in _REQUIRED and name not in row]
     if missing:
         raise ValueError(f"result row {row!r} misses the columns {missing}")
     if row["status"] not in STATUSES:

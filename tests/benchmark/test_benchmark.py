@@ -13,9 +13,9 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
-import threading
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -28,7 +28,8 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from skggm_bench.benchmark import DEFAULT_METRICS, Benchmark, BenchmarkResult
-from skggm_bench.benchmark.store import KEY_COLUMNS, ResultStore, StudyMismatchError
+from skggm_bench.benchmark._schema import CELL_COLUMNS, KEY_COLUMNS, OUTCOME_COLUMNS
+from skggm_bench.benchmark.store import ResultStore, StudyMismatchError
 from skggm_bench.generators import (
     DiagonalDominance,
     PartialOrthogonalization,
@@ -82,7 +83,11 @@ class SleepingLearner(BaseEstimator):
 
 
 class RecordingLearner(BaseEstimator):
-    """Remembers a fingerprint of every data set it is fitted on (in-process only)."""
+    """Remembers a fingerprint of every data set it is fitted on.
+
+    The list lives in the process that fits, so studies that read it run their fits
+    in this process (``isolate=False``).
+    """
 
     seen: list = []
 
@@ -141,12 +146,9 @@ def test_frame_has_one_row_per_task_and_the_documented_columns(reference):
     assert not frame.duplicated(list(KEY_COLUMNS)).any()
     assert list(frame.columns) == [
         *KEY_COLUMNS,
-        "seed",
+        *CELL_COLUMNS,
         *DEFAULT_METRICS,
-        "fit_time",
-        "status",
-        "message",
-        "versions",
+        *OUTCOME_COLUMNS,
     ]
     ok = frame[frame.status == "ok"]
     assert set(ok.learner) == {"glasso", "lw"}
@@ -187,10 +189,12 @@ def test_generators_share_the_graph_and_the_noise():
     dd = bench.dataset("dd", density=0.3, repeat=0, n_samples=60)
     port = bench.dataset("port", density=0.3, repeat=0, n_samples=60)
     np.testing.assert_array_equal(dd.adjacency, port.adjacency)
-    assert not np.allclose(dd.matrix, port.matrix)  # different samplers...
+    assert not np.allclose(dd.covariance, port.covariance)  # different samplers...
     # ... applied to the same standard normal noise: X = Z L^T with L L^T = Sigma.
     noise = [
-        scipy.linalg.solve_triangular(np.linalg.cholesky(d.matrix), d.X.T, lower=True).T
+        scipy.linalg.solve_triangular(
+            np.linalg.cholesky(d.covariance), d.X.T, lower=True
+        ).T
         for d in (dd, port)
     ]
     np.testing.assert_allclose(noise[0], noise[1], rtol=1e-10, atol=1e-10)
@@ -204,13 +208,13 @@ def test_smaller_samples_are_prefixes_of_larger_ones():
     small = bench.dataset("dd", density=0.15, repeat=0, n_samples=30)
     large = bench.dataset("dd", density=0.15, repeat=0, n_samples=60)
     np.testing.assert_allclose(small.X, large.X[:30], rtol=1e-12, atol=1e-12)
-    np.testing.assert_array_equal(small.matrix, large.matrix)
+    np.testing.assert_array_equal(small.precision, large.precision)
 
 
 def test_every_learner_is_fitted_on_the_same_data_set():
     RecordingLearner.seen.clear()
     learners = {"a": RecordingLearner(tag="a"), "b": RecordingLearner(tag="b")}
-    result = tiny(learners=learners, n_jobs=1).run()
+    result = tiny(learners=learners, n_jobs=1, isolate=False).run()
     assert (result.frame.status == "ok").all()
     by_tag = {"a": [], "b": []}
     for tag, shape, data, random_state in RecordingLearner.seen:
@@ -228,17 +232,20 @@ def test_every_learner_is_fitted_on_the_same_data_set():
 def test_learner_seeds_are_derived_per_row_and_user_seeds_are_kept():
     RecordingLearner.seen.clear()
     learners = {"free": RecordingLearner(tag="free"), "fixed": RecordingLearner("x", 5)}
-    tiny(learners=learners, n_jobs=1, densities=0.3, n_repeats=2).run()
+    tiny(learners=learners, n_jobs=1, isolate=False, densities=0.3, n_repeats=2).run()
     free = [seed for tag, *_, seed in RecordingLearner.seen if tag == "free"]
     fixed = [seed for tag, *_, seed in RecordingLearner.seen if tag == "x"]
     assert fixed == [5] * len(fixed)
     assert len(set(free)) == len(free) == 8  # one per (generator, n, repeat)
-    # Nested estimators get theirs too (the pipeline exposes no precision_, so
-    # these rows fail to score; only the seeding matters here).
+    # Nested estimators get theirs too.
     RecordingLearner.seen.clear()
     piped = make_pipeline(StandardScaler(), RecordingLearner(tag="piped"))
-    frame = tiny(learners={"piped": piped}, densities=0.3, n_jobs=1).run().frame
-    assert frame.message.str.contains("unusable fitted learner").all()
+    frame = (
+        tiny(learners={"piped": piped}, densities=0.3, n_jobs=1, isolate=False)
+        .run()
+        .frame
+    )
+    assert (frame.status == "ok").all()
     assert all(seed is not None for *_, seed in RecordingLearner.seen)
 
 
@@ -345,6 +352,25 @@ def test_raising_and_nan_learners_become_failed_rows(reference):
     assert (frame[frame.learner.isin(LEARNERS)].status == "ok").all()
 
 
+def forked_children():
+    """PIDs of the live forked children of this process (Linux).
+
+    A forked child runs the command line of its parent; the worker processes that
+    joblib keeps for reuse run another one and are not counted.
+    """
+    me = Path("/proc/self/cmdline").read_bytes()
+    children = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            cmdline = (stat.parent / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if int(fields[1]) == os.getpid() and fields[0] != "Z" and cmdline == me:
+            children.append(int(stat.parent.name))
+    return children
+
+
 def test_slow_fits_time_out_and_are_stopped():
     timeout = 0.2
     learners = {"sleep": SleepingLearner(), "lw": LedoitWolf()}
@@ -362,20 +388,15 @@ def test_slow_fits_time_out_and_are_stopped():
     frame = result.frame
     slow = frame[frame.learner == "sleep"]
     assert (slow.status == "timeout").all() and len(slow) == 2
-    assert slow.message.str.contains("timeout=0.2").all()
+    assert slow.message.str.contains("timeout of 0.2 s").all()
     # Abandoned at the deadline: not before, and far from the 60 s the fit wants
     # (2 s leaves room for a loaded CI machine).
     assert (slow.fit_time >= timeout).all() and (slow.fit_time < 2).all()
     assert elapsed < 10
     assert (frame[frame.learner == "lw"].status == "ok").all()
-    # The abandoned fits were interrupted, not left sleeping in the background,
-    # although the learner swallows every Exception.
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline and any(
-        t.name == "skggm-bench-fit" for t in threading.enumerate()
-    ):
-        time.sleep(0.01)
-    assert not [t for t in threading.enumerate() if t.name == "skggm-bench-fit"]
+    # The stopped fits are gone, although the learner swallows every Exception:
+    # no process of the run is left.
+    assert forked_children() == []
 
 
 def test_timeout_in_worker_processes():
@@ -406,7 +427,7 @@ def test_undefined_metric_is_nan_with_the_reason_not_a_failure():
 
 
 class FailingGenerator(DiagonalDominance):
-    def fit(self, graph, y=None):
+    def sample(self, n_samples=1):
         raise np.linalg.LinAlgError("sampler exploded")
 
 
@@ -654,7 +675,7 @@ class NotAnEstimator:
         ({"learners": {}}, ValueError, "learners is empty"),
         ({"generators": {}}, ValueError, "generators is empty"),
         ({"learners": [LedoitWolf()]}, TypeError, "learners must be a dict"),
-        ({"learners": {"x": 3}}, TypeError, r"learners\['x'\] = 3 is not a sci"),
+        ({"learners": {"x": 3}}, TypeError, r"learners\['x'\] = 3 has no fit"),
         ({"learners": {"x": LedoitWolf}}, TypeError, "pass an instance"),
         ({"learners": {"x": NotAnEstimator()}}, TypeError, "no get_params"),
         ({"generators": {"g": LedoitWolf()}}, TypeError, "no sample method"),
@@ -662,14 +683,18 @@ class NotAnEstimator:
         ({"graph": 3}, TypeError, "graph must be a family name or a callable"),
         ({"graph": "chain"}, ValueError, "cannot draw a graph.*chain.*fixed"),
         ({"graph": "scale_free", "densities": 0.9}, ValueError, "not achievable"),
-        ({"metrics": ("f1", "accuracy")}, ValueError, "metric must be one of"),
+        ({"metrics": ("f1", "accuracy")}, ValueError, "unknown metric 'accuracy'"),
+        ({"metrics": ("f1", "f1_score")}, ValueError, "lists 'f1' twice"),
+        ({"metrics": ("fit_time",)}, ValueError, "recorded in every row"),
+        ({"memory_limit": 100}, ValueError, "below 1 MiB"),
+        ({"isolate": False, "timeout": 1.0}, ValueError, "need isolate=True"),
         ({"metrics": ()}, ValueError, "metrics is empty"),
         ({"model": "partial"}, ValueError, "model"),
         ({"timeout": 0}, ValueError, "timeout"),
         ({"random_state": -1}, ValueError, "random_state must be >= 0"),
         ({"random_state": "seed"}, TypeError, "random_state must be"),
         ({"n_jobs": 0}, ValueError, "n_jobs"),
-        ({"backend": "nope"}, ValueError, "backend='nope' is not usable"),
+        ({"backend": "nope"}, ValueError, "backend='nope' is not a joblib backend"),
         ({"store": 3.5}, TypeError, "store must be None, a file path"),
     ],
 )
@@ -679,9 +704,10 @@ def test_bad_configurations_fail_before_running(tmp_path, changes, error, match)
 
 
 def test_metrics_can_be_given_as_functions():
-    frame = tiny(learners={"lw": LedoitWolf()}, metrics=(f1_score, "shd")).run().frame
-    assert {"f1_score", "shd"} <= set(frame.columns)
-    assert frame.f1_score.between(0, 1).all()
+    metrics = (f1_score, "structural_hamming_distance")
+    frame = tiny(learners={"lw": LedoitWolf()}, metrics=metrics).run().frame
+    assert {"f1", "shd"} <= set(frame.columns)  # canonical names of the registry
+    assert frame.f1.between(0, 1).all()
 
 
 def test_bad_progress_callback():
