@@ -169,11 +169,11 @@ def _metric_columns(frame: pd.DataFrame) -> list[str]:
     ]
 
 
-def _as_columns(by: object, name: str = "by") -> list[str]:
+def _as_columns(by: object) -> list[str]:
     if isinstance(by, str):
         by = (by,)
     if not isinstance(by, Iterable):
-        raise TypeError(f"{name} must be a sequence of column names, got {by!r}")
+        raise TypeError(f"by must be a sequence of column names, got {by!r}")
     return list(by)
 
 
@@ -619,14 +619,14 @@ def _check_axis(frame: pd.DataFrame, axis: object) -> str:
     return axis
 
 
-def _check_level(frame: pd.DataFrame, axis: str, name: object, argument: str) -> str:
+def _check_level(frame: pd.DataFrame, axis: str, name: object, argument: str) -> object:
     available = sorted(frame[axis].dropna().unique())
     if name not in available:
         raise ValueError(
             f"{argument}={name!r} is not a {axis} of these results; available: "
             f"{available}"
         )
-    return str(name)
+    return name
 
 
 def _comparison_groups(frame: pd.DataFrame, axis: str, by: object) -> list[str]:
@@ -670,11 +670,10 @@ class _Comparison:
         axis: object,
         by: object,
     ) -> None:
-        self.frame = _check_frame(frame, metric)
-        self.metric = metric
-        self.axis = _check_axis(self.frame, axis)
+        frame = _check_frame(frame, metric)
+        self.axis = _check_axis(frame, axis)
         self.levels = {
-            side: _check_level(self.frame, self.axis, level, argument)
+            side: _check_level(frame, self.axis, level, argument)
             for side, level, argument in zip(
                 ("from", "to"), levels, arguments, strict=True
             )
@@ -687,12 +686,10 @@ class _Comparison:
                 f"{arguments[0]} and {arguments[1]} are both {self.levels['from']!r}; "
                 f"a comparison needs two different {what}"
             )
-        self.group_columns = _comparison_groups(self.frame, self.axis, by)
-        self.learners = sorted(self.frame["learner"].unique())
+        self.group_columns = _comparison_groups(frame, self.axis, by)
+        self.learners = sorted(frame["learner"].unique())
         self.ranks = {
-            side: _long_ranks(
-                self.frame[self.frame[self.axis] == level], metric, self.learners
-            )
+            side: _long_ranks(frame[frame[self.axis] == level], metric, self.learners)
             for side, level in self.levels.items()
         }
 
