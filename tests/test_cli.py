@@ -86,14 +86,14 @@ def test_run_leaderboard_report_end_to_end(workdir, capsys):
 
     assert cli.main(["leaderboard", "--config", str(config)]) == 0
     board = capsys.readouterr().out
-    assert "Leaderboard by f1" in board and "mean rank [95% CI]" in board
+    assert "Leaderboard by f1" in board and "mean rank (95% CI)" in board
     assert "shrink" in board and "glasso" in board
     assert "Rank shift DiagonalDominance -> TriangulatedOrthogonalization" in board
 
     out = workdir / "html"
     assert cli.main(["report", "--config", str(config), "--out", str(out)]) == 0
     page = (out / "report.html").read_text(encoding="utf-8")
-    assert "Leaderboard (f1)" in page and "mean rank [95% CI]" in page
+    assert "Leaderboard (f1)" in page and "mean rank (95% CI)" in page
     assert "<td>shrink</td>" in page and "<td>glasso</td>" in page
     assert "data:image/png;base64," in page
     assert str(out / "report.html") in capsys.readouterr().out

@@ -12,11 +12,15 @@ any backend; save them with ``fig.savefig(path)`` or show them in a notebook.
 * :func:`plot_leaderboard`: mean ranks with their bootstrap intervals.
 * :func:`plot_rank_shift`: each learner's position under two generators (a bump
   chart), the picture of the paper's main point.
+* :func:`plot_critical_difference`: the critical-difference diagram of Demšar
+  (2006): mean ranks on one axis, bars joining learners that do not differ
+  significantly.
 
 Each learner has the same colour in every panel and figure (colours follow the
-sorted learner names). A point where some fits failed or timed out is drawn with a
-hollow marker: its mean is over the fits that finished, which may flatter the
-learner.
+sorted learner names), and every figure names its learners directly or in a
+legend. A point where some fits failed or timed out is drawn with a hollow marker:
+its mean is over the fits that finished, which may flatter the learner. A learner
+with no successful fit in a panel gets no point there: the panel says "no data".
 """
 
 from __future__ import annotations
@@ -31,7 +35,13 @@ import scipy.stats
 if TYPE_CHECKING:  # matplotlib is optional: imported for annotations only
     from matplotlib.figure import Figure
 
-__all__ = ["plot_curves", "plot_leaderboard", "plot_rank_shift", "plot_results"]
+__all__ = [
+    "plot_critical_difference",
+    "plot_curves",
+    "plot_leaderboard",
+    "plot_rank_shift",
+    "plot_results",
+]
 
 _METRIC_LABELS = {
     "tpr": "TPR (power)",
@@ -57,6 +67,8 @@ _RANGES = {
     "fit_time": (0.0, np.inf),
 }
 _REQUIRED = ("generator", "learner", "density", "n_features", "n_samples", "status")
+# Colour of text and marks that belong to no learner ("no data", the CD bar).
+_GREY = "0.45"
 
 
 def _figure_class() -> type:
@@ -179,9 +191,12 @@ def plot_curves(
     Returns
     -------
     matplotlib.figure.Figure
-        Lines are means over the successful repeats with a shaded 95% Student-t
-        interval; hollow markers flag points where some fits failed. Each line's
-        label is the learner's name; panel titles name the generator.
+        Lines are means over the successful repeats, vertical bars their 95%
+        Student-t interval; the learners' points are shifted slightly sideways
+        around each sample size (the ticks) so that their bars do not overlap;
+        hollow markers flag points where some fits failed. Each line's label is
+        the learner's name, shown in the figure legend; panel titles name the
+        generator.
 
     Raises
     ------
@@ -219,11 +234,13 @@ def plot_curves(
         figsize=figsize or (4 * n_cols, 3 * n_rows), layout="constrained"
     )
     axes = fig.subplots(n_rows, n_cols, squeeze=False, sharex=True, sharey="row")
+    sizes = np.sort(frame["n_samples"].unique()).astype(float)
+    offsets = _dodge(sizes, len(learners))
     any_failed = False
     for i, metric in enumerate(metrics):
         for j, generator in enumerate(generators):
             ax = axes[i, j]
-            for learner in learners:
+            for index, learner in enumerate(learners):
                 rows = frame[
                     (frame["generator"] == generator) & (frame["learner"] == learner)
                 ]
@@ -233,25 +250,35 @@ def plot_curves(
                 failed = curve["failed"] > 0
                 any_failed |= bool(failed.any())
                 colour = colours[learner]
-                ax.plot(curve.index, curve["mean"], "-", color=colour, label=learner)
+                # Each learner is shifted sideways by a fraction of the gap between
+                # sample sizes, so that the intervals of close learners stay apart.
+                x = curve.index.to_numpy(float) + offsets[index]
+                ax.plot(x, curve["mean"], "-", color=colour, label=learner, lw=1.4)
                 for hollow in (False, True):
-                    points = curve[failed == hollow]
+                    points = failed.to_numpy() == hollow
                     ax.scatter(
-                        points.index,
-                        points["mean"],
+                        x[points],
+                        curve["mean"].to_numpy()[points],
                         edgecolors=[colour],
                         facecolors="none" if hollow else [colour],
                         zorder=3,
                         s=18,
                     )
                 low, high = _RANGES.get(metric, (-np.inf, np.inf))
-                ax.fill_between(
-                    curve.index,
-                    (curve["mean"] - curve["half_width"]).clip(lower=low),
-                    (curve["mean"] + curve["half_width"]).clip(upper=high),
-                    color=colour,
-                    alpha=0.15,
-                    linewidth=0,
+                below = curve["mean"] - (curve["mean"] - curve["half_width"]).clip(
+                    lower=low
+                )
+                above = (curve["mean"] + curve["half_width"]).clip(upper=high) - curve[
+                    "mean"
+                ]
+                ax.errorbar(
+                    x,
+                    curve["mean"],
+                    yerr=[below.fillna(0), above.fillna(0)],
+                    fmt="none",
+                    ecolor=colour,
+                    elinewidth=1.0,
+                    alpha=0.7,
                 )
             if i == 0:
                 ax.set_title(generator)
@@ -259,6 +286,7 @@ def plot_curves(
                 ax.set_ylabel(_label(metric))
             if i == n_rows - 1:
                 ax.set_xlabel("n_samples")
+            ax.set_xticks(sizes, [f"{size:g}" for size in sizes])
             ax.grid(True, alpha=0.3)
     handles, labels = axes[0, 0].get_legend_handles_labels()
     note = " (hollow: some fits failed)" if any_failed else ""
@@ -272,8 +300,20 @@ def plot_curves(
         title_fontsize=8,
     )
     p = frame["n_features"].iloc[0]
-    fig.suptitle(f"p = {p}, {_density_title(density)}; mean and 95% CI over repeats")
+    fig.suptitle(
+        f"p = {p}, {_density_title(density)}: mean over repeats (line) and its 95% "
+        "Student-t CI (vertical bar)"
+    )
     return fig
+
+
+def _dodge(sizes: np.ndarray, n_learners: int) -> np.ndarray:
+    """Sideways offsets of the learners' points: 40% of the smallest size gap."""
+    gaps = np.diff(sizes)
+    gap = gaps.min() if gaps.size else max(sizes[0] * 0.2, 1.0)
+    if n_learners < 2:
+        return np.zeros(max(n_learners, 1))
+    return np.linspace(-0.2 * gap, 0.2 * gap, n_learners)
 
 
 def _subset(frame: pd.DataFrame, column: str, chosen: Sequence[str] | None) -> list:
@@ -381,8 +421,11 @@ def plot_leaderboard(board: pd.DataFrame, *, n_cols: int | None = None) -> Figur
     Returns
     -------
     matplotlib.figure.Figure
-        In each panel the learners are listed best first (top), with a dot at the
-        mean rank and a bar over its interval; tied learners' names end in ``=``.
+        In each panel the learners are listed by name, best first (top), with a
+        dot at the mean rank and a bar over its 95% interval; the figure's title
+        says that learners whose bars overlap are not told apart (tied). A learner
+        without a successful fit in the group has no dot: its row reads
+        "no data".
 
     Examples
     --------
@@ -398,7 +441,7 @@ def plot_leaderboard(board: pd.DataFrame, *, n_cols: int | None = None) -> Figur
     ['b', 'a']
     """
     figure_class = _figure_class()
-    required = ["learner", "mean_rank", "rank_low", "rank_high", "tie"]
+    required = ["learner", "mean_rank", "rank_low", "rank_high"]
     missing = [c for c in required if c not in board.columns]
     if missing:
         raise ValueError(f"board lacks the leaderboard columns {missing}")
@@ -409,16 +452,28 @@ def plot_leaderboard(board: pd.DataFrame, *, n_cols: int | None = None) -> Figur
     n_rows = -(-len(panels) // n_cols)
     k = board["learner"].nunique()
     fig = figure_class(
-        figsize=(4 * n_cols, (0.35 * k + 1.2) * n_rows), layout="constrained"
+        figsize=(4 * n_cols, (0.35 * k + 1.4) * n_rows), layout="constrained"
     )
     axes = fig.subplots(n_rows, n_cols, squeeze=False).ravel()
     colours = _colours(board["learner"].unique())
     for ax, (key, part) in zip(axes, panels, strict=False):
-        part = part.sort_values("mean_rank", kind="stable")
+        part = part.sort_values("mean_rank", kind="stable", na_position="last")
         y = np.arange(len(part))[::-1]
         low = (part["mean_rank"] - part["rank_low"]).fillna(0).clip(lower=0)
         high = (part["rank_high"] - part["mean_rank"]).fillna(0).clip(lower=0)
         for yi, (_, row), lo, hi in zip(y, part.iterrows(), low, high, strict=True):
+            if pd.isna(row["mean_rank"]):
+                ax.text(
+                    (k + 1) / 2,
+                    yi,
+                    "no data (no successful fit)",
+                    ha="center",
+                    va="center",
+                    fontsize=8,
+                    color=_GREY,
+                    style="italic",
+                )
+                continue
             ax.errorbar(
                 row["mean_rank"],
                 yi,
@@ -427,26 +482,27 @@ def plot_leaderboard(board: pd.DataFrame, *, n_cols: int | None = None) -> Figur
                 color=colours[row["learner"]],
                 capsize=3,
             )
-        ax.set_yticks(
-            y,
-            [
-                f"{n}{'=' if t else ''}"
-                for n, t in zip(part["learner"], part["tie"], strict=True)
-            ],
-        )
+        ax.set_yticks(y, part["learner"].tolist())
         ax.set_xlim(0.5, k + 0.5)
+        ax.set_ylim(-0.6, len(part) - 0.4)
         ax.set_xlabel("mean rank (1 = best)")
         ax.set_title(_panel_title(columns, key), fontsize=10)
         ax.grid(True, axis="x", alpha=0.3)
     for ax in axes[len(panels) :]:
         ax.set_visible(False)
     metric = board.attrs.get("metric", "metric")
-    fig.suptitle(f"Leaderboard by {_label(metric)}: mean rank and 95% bootstrap CI")
+    fig.suptitle(
+        f"Leaderboard by {_label(metric)}: mean rank (dot) and 95% bootstrap CI "
+        "(bar)\nlearners whose bars overlap are not told apart (tied)",
+        fontsize=10,
+    )
     return fig
 
 
 def _spread(values: np.ndarray, gap: float) -> np.ndarray:
     """Label positions near ``values`` at least ``gap`` apart (keeps the order)."""
+    if values.size == 0:
+        return values.astype(float)
     order = np.argsort(values, kind="stable")
     placed = values[order].astype(float)
     for i in range(1, len(placed)):
@@ -469,6 +525,10 @@ def _wrap(name: str, width: int = 14) -> str:
     return f"{name[:cut]}\n{name[cut:]}"
 
 
+def _no_data_note(names: Sequence[str], where: str) -> str:
+    return f"no data under {where}: {', '.join(names)}" if len(names) else ""
+
+
 def plot_rank_shift(shift: pd.DataFrame) -> Figure:
     """Each learner's position under two generators, one panel per group.
 
@@ -482,8 +542,12 @@ def plot_rank_shift(shift: pd.DataFrame) -> Figure:
     matplotlib.figure.Figure
         A bump chart per group: a line per learner from its mean rank under
         ``from_generator`` (left) to its mean rank under ``to_generator``
-        (right), rank 1 on top; solid lines are shifts whose bootstrap interval
-        excludes 0, dashed lines the others.
+        (right), rank 1 on top, labelled with the learner's name at both ends;
+        solid lines are shifts whose bootstrap interval excludes 0, dashed lines
+        the others (the figure legend says so). A learner with no successful fit
+        under one generator (``comparison == "no data"``) gets no line: only a
+        hollow marker on the side where it has a rank, and the panel names it
+        below the chart.
 
     Examples
     --------
@@ -502,7 +566,9 @@ def plot_rank_shift(shift: pd.DataFrame) -> Figure:
     ['b', 'a']
     """
     figure_class = _figure_class()
-    required = ["learner", "position_from", "position_to", "significant"]
+    from matplotlib.lines import Line2D
+
+    required = ["learner", "mean_rank_from", "mean_rank_to", "significant"]
     missing = [c for c in required if c not in shift.columns]
     if missing:
         raise ValueError(f"shift lacks the rank-shift columns {missing}")
@@ -512,36 +578,287 @@ def plot_rank_shift(shift: pd.DataFrame) -> Figure:
     panels = _panels(shift, columns)
     k = shift["learner"].nunique()
     fig = figure_class(
-        figsize=(3.6 * len(panels), 0.45 * k + 1.8), layout="constrained"
+        figsize=(3.6 * len(panels), 0.45 * k + 2.4), layout="constrained"
     )
     axes = fig.subplots(1, len(panels), squeeze=False).ravel()
     colours = _colours(shift["learner"].unique())
+    any_lone = False
     for ax, (key, part) in zip(axes, panels, strict=True):
         # Mean ranks (not positions) on the y axis: they rarely coincide, and the
         # distance between two learners shows how clear their order is.
         y_from = part["mean_rank_from"].to_numpy(float)
         y_to = part["mean_rank_to"].to_numpy(float)
-        label_from = _spread(y_from, gap=0.22 * k / 6)
-        label_to = _spread(y_to, gap=0.22 * k / 6)
+        if "comparison" in part:
+            compared = (part["comparison"] == "compared").to_numpy()
+        else:
+            compared = ~(np.isnan(y_from) | np.isnan(y_to))
+        label_from = np.full(len(part), np.nan)
+        label_to = np.full(len(part), np.nan)
+        has_from, has_to = ~np.isnan(y_from), ~np.isnan(y_to)
+        label_from[has_from] = _spread(y_from[has_from], gap=0.22 * k / 6)
+        label_to[has_to] = _spread(y_to[has_to], gap=0.22 * k / 6)
         for i, row in enumerate(part.itertuples(index=False)):
-            ax.plot(
-                [0, 1],
-                [y_from[i], y_to[i]],
-                "-" if row.significant else "--",
-                marker="o",
-                color=colours[row.learner],
-                label=row.learner,
-            )
+            colour = colours[row.learner]
+            if compared[i]:
+                ax.plot(
+                    [0, 1],
+                    [y_from[i], y_to[i]],
+                    "-" if row.significant else "--",
+                    marker="o",
+                    color=colour,
+                    label=row.learner,
+                )
+            for side, y, label, has in (
+                (0, y_from, label_from, has_from),
+                (1, y_to, label_to, has_to),
+            ):
+                if not has[i]:
+                    continue
+                if not compared[i]:
+                    # A rank on this side only: a hollow marker, never a line.
+                    any_lone = True
+                    ax.scatter(
+                        [side], [y[i]], facecolors="none", edgecolors=[colour], s=30
+                    )
+                ax.text(
+                    -0.06 if side == 0 else 1.06,
+                    label[i],
+                    row.learner,
+                    ha="right" if side == 0 else "left",
+                    va="center",
+                    fontsize=8,
+                )
+        learners = part["learner"].to_numpy()
+        notes = [
+            _no_data_note(learners[~has_from], source),
+            _no_data_note(learners[~has_to], target),
+        ]
+        note = "\n".join(_wrap_text(n) for n in notes if n)
+        if note:
             ax.text(
-                -0.06, label_from[i], row.learner, ha="right", va="center", fontsize=8
+                0.5,
+                -0.16,
+                note,
+                transform=ax.transAxes,
+                ha="center",
+                va="top",
+                fontsize=7,
+                color=_GREY,
+                style="italic",
             )
-            ax.text(1.06, label_to[i], row.learner, ha="left", va="center", fontsize=8)
         ax.set_xticks([0, 1], [_wrap(source), _wrap(target)], fontsize=8)
         ax.set_xlim(-0.7, 1.7)
         ax.set_ylim(k + 0.5, 0.5)
         ax.set_yticks(range(1, k + 1))
         ax.set_ylabel("mean rank (1 = best)")
         ax.set_title(_panel_title(columns, key), fontsize=10)
+    handles = [
+        Line2D([], [], color="0.2", ls="-", marker="o", label="change beyond 95% CI"),
+        Line2D([], [], color="0.2", ls="--", marker="o", label="change within 95% CI"),
+    ]
+    if any_lone:
+        handles.append(
+            Line2D(
+                [],
+                [],
+                ls="none",
+                marker="o",
+                markerfacecolor="none",
+                markeredgecolor="0.2",
+                label="rank on one side only (no data on the other)",
+            )
+        )
+    fig.legend(
+        handles=handles,
+        loc="outside lower center",
+        ncols=len(handles),
+        fontsize=8,
+    )
     metric = shift.attrs.get("metric", "metric")
-    fig.suptitle(f"Rank shift by {_label(metric)} (solid: change beyond the 95% CI)")
+    fig.suptitle(f"Rank shift by {_label(metric)}: mean rank under each generator")
     return fig
+
+
+def _wrap_text(text: str, width: int = 40) -> str:
+    """Break a note into lines of about ``width`` characters, at spaces."""
+    import textwrap
+
+    return "\n".join(textwrap.wrap(text, width))
+
+
+def _cliques(ranks: np.ndarray, cd: float) -> list[tuple[int, int]]:
+    """Maximal runs ``(i, j)`` of sorted ``ranks`` spanning less than ``cd``.
+
+    These are the groups of learners no two of which differ significantly
+    (Nemenyi): the bars of a critical-difference diagram.
+    """
+    runs: list[tuple[int, int]] = []
+    for i in range(len(ranks)):
+        j = int(np.searchsorted(ranks, ranks[i] + cd, side="left")) - 1
+        # Keep a run only if it has two learners and is not inside the previous one.
+        if j > i and (not runs or j > runs[-1][1]):
+            runs.append((i, j))
+    return runs
+
+
+def plot_critical_difference(cd: pd.DataFrame, *, n_cols: int | None = None) -> Figure:
+    """Critical-difference diagrams (Demšar 2006), one panel per group.
+
+    Parameters
+    ----------
+    cd : pandas.DataFrame
+        The output of
+        :func:`skggm_bench.benchmark.leaderboard.critical_difference`.
+    n_cols : int or None, default=None
+        Panels per row (default: the number of generators).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        In each panel an axis of mean ranks (1 = best, on the left) and every
+        learner labelled directly with its name and mean rank, the better half
+        on the left, the other half on the right. Thick black bars join learners
+        whose mean ranks differ by less than the Nemenyi critical difference:
+        no pair within a bar differs significantly. The critical difference is
+        drawn above the axis as a bar of its length, marked ``CD = <value>``.
+        Panel titles give the Friedman p-value and the number of blocks;
+        learners without data are listed below the axis.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from skggm_bench.benchmark.leaderboard import critical_difference
+    >>> from skggm_bench.benchmark.plotting import plot_critical_difference
+    >>> frame = pd.DataFrame({
+    ...     "generator": "G", "n_features": 10, "density": 0.1, "n_samples": 50,
+    ...     "repeat": [r for r in range(4) for _ in "abc"],
+    ...     "learner": list("abc") * 4,
+    ...     "f1": [0.9, 0.5, 0.1, 0.9, 0.5, 0.1, 0.9, 0.1, 0.5, 0.9, 0.5, 0.1],
+    ...     "status": "ok"})
+    >>> fig = plot_critical_difference(critical_difference(frame, "f1"))
+    >>> sorted(t.get_text() for t in fig.axes[0].texts if "CD" in t.get_text())
+    ['CD = 1.66']
+    >>> len([line for line in fig.axes[0].get_lines() if line.get_gid() == "clique"])
+    2
+    """
+    figure_class = _figure_class()
+    required = ["learner", "mean_rank", "critical_difference", "p_value", "n_blocks"]
+    missing = [c for c in required if c not in cd.columns]
+    if missing:
+        raise ValueError(f"cd lacks the critical-difference columns {missing}")
+    columns = [c for c in cd.attrs.get("by", ()) if c in cd.columns]
+    panels = _panels(cd, columns)
+    n_generators = cd["generator"].nunique() if "generator" in cd else 1
+    n_cols = n_cols or min(len(panels), max(n_generators, 1))
+    n_rows = -(-len(panels) // n_cols)
+    k_max = max(int(part["mean_rank"].notna().sum()) for _, part in panels)
+    height = 0.22 * max(k_max, 2) + 1.6
+    fig = figure_class(figsize=(6 * n_cols, height * n_rows), layout="constrained")
+    axes = fig.subplots(n_rows, n_cols, squeeze=False).ravel()
+    colours = _colours(cd["learner"].unique())
+    for ax, (key, part) in zip(axes, panels, strict=False):
+        _draw_cd_panel(ax, part, colours)
+        ax.set_title(_cd_title(columns, key, part), fontsize=9)
+    for ax in axes[len(panels) :]:
+        ax.set_visible(False)
+    metric = cd.attrs.get("metric", "metric")
+    alpha = cd.attrs.get("alpha", 0.05)
+    fig.suptitle(
+        f"Critical differences by {_label(metric)} (Friedman test, Nemenyi post-hoc "
+        f"at level {alpha:g})\nlearners joined by a black bar do not differ "
+        "significantly",
+        fontsize=10,
+    )
+    return fig
+
+
+def _cd_title(columns: Sequence[str], key: tuple, part: pd.DataFrame) -> str:
+    title = _panel_title(columns, key)
+    first = part.iloc[0]
+    if pd.isna(first["p_value"]):
+        return f"{title}: fewer than two learners with data, no test"
+    verdict = "" if first.get("different", True) else ", no significant difference"
+    return (
+        f"{title}: Friedman p = {first['p_value']:.2g}{verdict}, "
+        f"N = {int(first['n_blocks'])} blocks"
+    )
+
+
+def _draw_cd_panel(ax: Any, part: pd.DataFrame, colours: dict[str, Any]) -> None:
+    """One critical-difference diagram in ``ax``, drawn in rank units."""
+    ax.set_axis_off()
+    ranked = part[part["mean_rank"].notna()].sort_values("mean_rank", kind="stable")
+    without = part.loc[part["mean_rank"].isna(), "learner"].tolist()
+    k = len(ranked)
+    if without:
+        ax.text(
+            0.5,
+            0.0,
+            _wrap_text(f"no data: {', '.join(without)}", 80),
+            transform=ax.transAxes,
+            ha="center",
+            va="bottom",
+            fontsize=7,
+            color=_GREY,
+            style="italic",
+        )
+    if k < 2:
+        ax.text(
+            0.5,
+            0.6,
+            "fewer than two learners with data",
+            transform=ax.transAxes,
+            ha="center",
+            fontsize=8,
+            color=_GREY,
+        )
+        return
+    ranks = ranked["mean_rank"].to_numpy(float)
+    names = ranked["learner"].tolist()
+    cd = float(ranked["critical_difference"].iloc[0])
+    # The rank axis spans the middle of the panel; labels hang off both ends.
+    margin = 0.9 * (k - 1)
+    ax.set_xlim(1 - margin, k + margin)
+    n_left = -(-k // 2)
+    n_label_rows = max(n_left, k - n_left)
+    ax.set_ylim(-(n_label_rows + 0.9) * 0.35 - 0.25, 0.9)
+    ax.plot([1, k], [0, 0], color="0.1", lw=1)
+    for tick in range(1, k + 1):
+        ax.plot([tick, tick], [0, 0.06], color="0.1", lw=1)
+        ax.text(tick, 0.1, str(tick), ha="center", va="bottom", fontsize=8)
+    ax.text((1 + k) / 2, 0.32, "mean rank (1 = best)", ha="center", fontsize=8)
+    if np.isfinite(cd):
+        ax.plot([1, 1 + cd], [0.65, 0.65], color=_GREY, lw=2, gid="cd")
+        for end in (1, 1 + cd):
+            ax.plot([end, end], [0.6, 0.7], color=_GREY, lw=1)
+        ax.text(
+            1 + cd / 2, 0.74, f"CD = {cd:.2f}", ha="center", fontsize=8, color=_GREY
+        )
+    left_x, right_x = 1 - 0.15 * margin, k + 0.15 * margin
+    for i, (rank, name) in enumerate(zip(ranks, names, strict=True)):
+        left = i < n_left
+        row = i if left else k - 1 - i
+        y = -(row + 1) * 0.35 - 0.2
+        end = left_x if left else right_x
+        colour = colours[name]
+        ax.plot([rank, rank, end], [0, y, y], color=colour, lw=1)
+        ax.plot([rank], [0], "o", color=colour, ms=4)
+        ax.text(
+            end - 0.05 if left else end + 0.05,
+            y,
+            f"{name} ({rank:.2f})",
+            ha="right" if left else "left",
+            va="center",
+            fontsize=8,
+        )
+    if np.isfinite(cd):
+        for level, (i, j) in enumerate(_cliques(ranks, cd)):
+            y = -0.1 - 0.07 * level
+            ax.plot(
+                [ranks[i] - 0.03, ranks[j] + 0.03],
+                [y, y],
+                color="black",
+                lw=3,
+                solid_capstyle="butt",
+                gid="clique",
+            )

@@ -2,7 +2,10 @@
 
 Every expected rank, count and flag below is worked out by hand from the table the
 test builds; the bootstrap is checked against the closed-form standard error of a
-mean over independent repeats.
+mean over independent repeats. The Friedman test, the Nemenyi critical difference
+and Kendall's tau are checked against scipy (``friedmanchisquare``,
+``studentized_range``, ``kendalltau``), against the published table of Demšar
+(2006), and for size and power on simulated studies.
 """
 
 import itertools
@@ -10,14 +13,20 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
+import scipy.stats
 
 from skggm_bench.benchmark.leaderboard import (
     LOWER_IS_BETTER,
+    critical_difference,
     failure_summary,
+    format_interval,
     format_leaderboard,
+    format_rank_shift,
+    generator_agreement,
     leaderboard,
     rank_shift,
     scenario_ranks,
+    win_probability,
 )
 
 
@@ -113,10 +122,15 @@ def test_failed_rows_are_excluded_from_the_metric_but_rank_last_and_are_counted(
     assert overall.loc["fragile", "n_failed"] == 3
     assert overall.loc["fragile", "n_ok"] == 3
     assert overall.loc["steady", "n_failed"] == 0
+    # Within the hard density alone fragile has no value at all: no position there
+    # (not a shared or last place), while its failures are still counted.
     hard = leaderboard(frame, "f1").query("density == 0.5").set_index("learner")
     assert hard.loc["steady", "position"] == 1
-    assert hard.loc["fragile", "position"] == 2
+    assert pd.isna(hard.loc["fragile", "position"])
+    assert np.isnan(hard.loc["fragile", "mean_rank"])
     assert np.isnan(hard.loc["fragile", "mean_metric"])
+    assert hard.loc["fragile", "n_failed"] == 3
+    assert list(hard.index) == ["steady", "fragile"]  # learners without data last
 
 
 def test_missing_rows_rank_last_and_are_counted_separately():
@@ -271,15 +285,20 @@ def test_single_repeat_has_no_interval_and_ties_only_on_equal_ranks():
     assert not board.loc["c", "tie"]
 
 
-def test_format_leaderboard_marks_ties_and_failures():
+def test_format_leaderboard_names_ties_and_counts_failures():
     frame = results(
         {("G", 0.1, "a"): [0.9, 0.5, None], ("G", 0.1, "b"): [0.5, 0.9, 0.4]},
     )
     table = format_leaderboard(leaderboard(frame, "f1")).set_index("learner")
     assert table.loc["a", "failed"] == "1/3"
     assert table.loc["b", "failed"] == "0/3"
-    assert table.loc["a", "position"].endswith("=")
-    assert table.loc["a", "f1 [95% CI]"].startswith("0.70 [")
+    # b ranks 2, 1, 1 and a 1, 2, last: positions 1 and 2, but their intervals
+    # overlap. Ties are named in their own column, not by a symbol after the
+    # position that a reader would have to decode.
+    assert table["position"].to_dict() == {"b": "1", "a": "2"}
+    assert table.loc["a", "tied with"] == "b"
+    assert table.loc["a", "f1 (95% CI)"].startswith("0.70 (")
+    assert "\u2013" in table.loc["a", "f1 (95% CI)"]  # "0.70 (0.50–0.90)"
 
 
 # --------------------------------------------------------------------------------------
@@ -368,7 +387,13 @@ def test_rank_shift_reports_failures_of_each_generator():
     shift = rank_shift(frame, "f1", "DD", "TO").set_index("learner")
     assert shift.loc["a", "n_failed_from"] == 0
     assert shift.loc["a", "n_failed_to"] == 2
-    assert shift.loc["a", "places_gained"] == -1
+    # a never ran under TO: that is no data, not a fall to last place.
+    assert shift.loc["a", "comparison"] == "no data"
+    assert pd.isna(shift.loc["a", "places_gained"])
+    assert not shift.loc["a", "significant"]
+    # b is the only learner with a position under TO.
+    assert shift.loc["b", "position_to"] == 1
+    assert shift.loc["b", "comparison"] == "compared"
 
 
 def test_rank_shift_errors_name_the_problem():
@@ -455,3 +480,555 @@ def test_every_grid_combination_appears_once():
     keys = board[["generator", "density", "n_samples", "learner"]]
     assert not keys.duplicated().any()
     assert len(board) == 2 * 2 * 2 * 3
+
+
+# --------------------------------------------------------------------------------------
+# No data: nothing is ranked, shifted or called significant without a successful fit
+# --------------------------------------------------------------------------------------
+
+
+def chordal_failure_study():
+    """DiagonalDominance and UniformChordal on an Erdős–Rényi family.
+
+    Three learners, densities 0.1 and 0.3, 4 repeats x 2 sample sizes. At density
+    0.3 the Erdős–Rényi graphs are not chordal, so every UniformChordal fit there
+    failed (all 8 per learner), as in a real study of that combination.
+    """
+    rng = np.random.RandomState(3)
+    scores = {}
+    for generator in ("DiagonalDominance", "UniformChordal"):
+        for density in (0.1, 0.3):
+            for learner, level in (("glasso", 0.6), ("lasso", 0.45), ("shrink", 0.3)):
+                failed = generator == "UniformChordal" and density == 0.3
+                scores[(generator, density, learner)] = [
+                    None if failed else level + rng.normal(0, 0.03) for _ in range(4)
+                ]
+    return results(scores, n_samples=(50, 100))
+
+
+def test_a_group_where_every_fit_failed_reports_no_data_never_a_shift():
+    frame = chordal_failure_study()
+    board = leaderboard(frame, "f1").set_index(["generator", "density", "learner"])
+    failed = board.loc[("UniformChordal", 0.3)]
+    # Before: all three shared position 1 with F1 "n/a".
+    assert failed["position"].isna().all()
+    assert failed["mean_rank"].isna().all()
+    assert (failed["n_failed"] == 8).all() and (failed["n_ok"] == 0).all()
+    assert not failed["tie"].any()
+
+    shift = rank_shift(frame, "f1", "DiagonalDominance", "UniformChordal")
+    dense = shift[shift.density == 0.3].set_index("learner")
+    # Before: glasso -1.00 [-1.00, -1.00] and shrink +1.00, both "significant".
+    assert (dense["comparison"] == "no data").all()
+    assert dense[["rank_gain", "rank_gain_low", "rank_gain_high"]].isna().all().all()
+    assert dense["places_gained"].isna().all() and dense["position_to"].isna().all()
+    assert not dense["significant"].any()
+    # The reference generator still ranks them: that half of the row is kept.
+    assert dense["position_from"].to_dict() == {"glasso": 1, "lasso": 2, "shrink": 3}
+    sparse = shift[shift.density == 0.1]
+    assert (sparse["comparison"] == "compared").all()
+    assert (sparse["places_gained"] == 0).all()
+
+    shown = format_rank_shift(shift).set_index(["density", "learner"])
+    assert shown.loc[(0.3, "glasso"), "position"] == "1 \u2192 \u2013"
+    assert (shown.loc[0.3, "mean-rank gain (95% CI)"] == "no data").all()
+    assert (shown.loc[0.3, "places gained"] == "no data").all()
+    assert (shown.loc[0.3, "significant"] == "no").all()
+
+    agreement = generator_agreement(frame, "f1", "DiagonalDominance", "UniformChordal")
+    by_density = agreement[agreement.scope == "group"].set_index("density")
+    assert by_density.loc[0.3, "comparison"] == "no data"
+    assert np.isnan(by_density.loc[0.3, "tau"])
+    assert by_density.loc[0.1, "tau"] == 1.0
+
+    wins = win_probability(frame, "f1")
+    dense_wins = wins[(wins.generator == "UniformChordal") & (wins.density == 0.3)]
+    assert dense_wins["p_win"].isna().all() and (dense_wins["n_blocks"] == 0).all()
+    assert (dense_wins["comparison"] == "no data").all()
+
+    cd = critical_difference(frame, "f1")
+    dense_cd = cd[(cd.generator == "UniformChordal") & (cd.density == 0.3)]
+    assert (dense_cd["n_learners"] == 0).all() and (
+        dense_cd["n_empty_blocks"] == 8
+    ).all()
+    assert dense_cd["mean_rank"].isna().all() and dense_cd["p_value"].isna().all()
+    assert not dense_cd["different"].any()
+
+
+def test_a_block_where_nobody_has_a_value_ranks_nobody():
+    # At n=50 both fits failed in every repeat; at n=100 a beats b.
+    frame = results({("G", 0.1, "a"): [0.9, 0.8], ("G", 0.1, "b"): [0.1, 0.2]})
+    frame = pd.concat([frame, frame.assign(n_samples=50, status="failed", f1=np.nan)])
+    ranks = scenario_ranks(frame, "f1")
+    assert ranks.loc[ranks.n_samples == 50, "rank"].isna().all()
+    board = by_learner(leaderboard(frame, "f1"))
+    # Sharing rank 1.5 in the empty blocks would give a 1.25 and b 1.75.
+    assert board.loc["a", "mean_rank"] == 1.0 and board.loc["b", "mean_rank"] == 2.0
+    assert (board["n_blocks"] == 2).all()
+    assert board.loc["a", "n_failed"] == 2
+
+
+def test_a_learner_without_data_on_one_side_leaves_the_others_compared():
+    frame = results(
+        {
+            ("DD", 0.1, "a"): [0.9] * 3,
+            ("DD", 0.1, "b"): [0.5] * 3,
+            ("DD", 0.1, "c"): [0.1] * 3,
+            ("TO", 0.1, "a"): [None] * 3,
+            ("TO", 0.1, "b"): [0.1] * 3,
+            ("TO", 0.1, "c"): [0.5] * 3,
+        }
+    )
+    shift = rank_shift(frame, "f1", "DD", "TO").set_index("learner")
+    assert shift["comparison"].to_dict() == {
+        "a": "no data",
+        "b": "compared",
+        "c": "compared",
+    }
+    assert shift.loc["c", "places_gained"] == 2  # 3rd of three -> 1st of two
+    # Within blocks a's failures still rank last under TO, so b keeps mean rank 2.
+    assert shift.loc["c", "rank_gain"] == 2 and shift.loc["c", "significant"]
+    assert shift.loc["b", "rank_gain"] == 0 and not shift.loc["b", "significant"]
+    assert list(shift.index) == ["c", "b", "a"]  # no position: last
+
+
+# --------------------------------------------------------------------------------------
+# Friedman test and Nemenyi critical difference
+# --------------------------------------------------------------------------------------
+
+
+def random_study(rng, levels, *, groups=("G",), sizes=(50,), repeats=4, **options):
+    """Rows for every group (a generator name), size, repeat and learner.
+
+    ``levels`` maps learner -> mean of its metric; values are
+    ``level + N(0, noise)``, rounded to ``step`` (to make ties) when given, and
+    fail with probability ``failure_rate``.
+    """
+    noise = options.get("noise", 0.1)
+    step = options.get("step")
+    failure_rate = options.get("failure_rate", 0.0)
+    rows = []
+    for generator, n, repeat in itertools.product(groups, sizes, range(repeats)):
+        for learner, level in levels.items():
+            value = level + rng.normal(0, noise)
+            if step:
+                value = np.round(value / step) * step
+            failed = rng.uniform() < failure_rate
+            rows.append(
+                dict(
+                    generator=generator,
+                    learner=learner,
+                    density=0.1,
+                    n_features=20,
+                    n_samples=n,
+                    repeat=repeat,
+                    f1=np.nan if failed else value,
+                    status="failed" if failed else "ok",
+                )
+            )
+    return pd.DataFrame(rows)
+
+
+def group_summary(cd):
+    return cd.drop_duplicates(list(cd.attrs["by"])).set_index(list(cd.attrs["by"]))
+
+
+def test_friedman_matches_scipy_with_ties_and_failures():
+    # Values on a coarse grid (many ties) and 15% failures, which rank last and
+    # tie with each other: both exercise the tie correction.
+    rng = np.random.RandomState(0)
+    levels = {"a": 0.0, "b": 0.05, "c": 0.1, "d": 0.1}
+    frame = random_study(
+        rng,
+        levels,
+        groups=("X", "Y"),
+        sizes=(50, 100, 200),
+        repeats=6,
+        step=0.1,
+        failure_rate=0.15,
+    )
+    summary = group_summary(critical_difference(frame, "f1", by=()))
+    for generator, part in frame.groupby("generator"):
+        values = part.assign(v=part.f1.where(part.status == "ok")).pivot(
+            index=["n_samples", "repeat"], columns="learner", values="v"
+        )
+        # scipy ranks ascending: negate so the best value gets rank 1, and put
+        # failures (NaN) after every value.
+        columns = [(-values[c]).fillna(np.inf).to_numpy() for c in values.columns]
+        reference = scipy.stats.friedmanchisquare(*columns)
+        row = summary.loc[generator]
+        assert row["n_blocks"] == 18 and row["n_learners"] == 4
+        assert row["statistic"] == pytest.approx(reference.statistic, rel=1e-12)
+        assert row["p_value"] == pytest.approx(reference.pvalue, rel=1e-9)
+        # Iman-Davenport from scipy's chi-square (Demšar 2006, eq. for F_F).
+        n, k, chi2 = 18, 4, reference.statistic
+        f = (n - 1) * chi2 / (n * (k - 1) - chi2)
+        assert row["iman_davenport"] == pytest.approx(f, rel=1e-12)
+        p_f = scipy.stats.f.sf(f, k - 1, (k - 1) * (n - 1))
+        assert row["iman_davenport_p_value"] == pytest.approx(p_f, rel=1e-9)
+        # Without the tie correction the statistic would be clearly smaller:
+        # the comparison above rejects that plausible variant.
+        ranks = np.column_stack([scipy.stats.rankdata(r) for r in np.array(columns).T])
+        sums = ranks.T.sum(axis=0)
+        uncorrected = 12 / (n * k * (k + 1)) * (sums**2).sum() - 3 * n * (k + 1)
+        assert uncorrected < 0.97 * reference.statistic
+
+
+# Demšar (2006), table 5: critical values q_alpha of the two-tailed Nemenyi test
+# for k = 2..10 classifiers (studentized range statistic divided by sqrt(2)).
+DEMSAR_Q = {
+    0.05: [1.960, 2.343, 2.569, 2.728, 2.850, 2.949, 3.031, 3.102, 3.164],
+    0.10: [1.645, 2.052, 2.291, 2.459, 2.589, 2.693, 2.780, 2.855, 2.920],
+}
+
+
+@pytest.mark.parametrize("alpha", [0.05, 0.10])
+def test_critical_difference_is_the_nemenyi_cd_for_every_k(alpha):
+    # One group per k = 2..10: each generator has rows for its first k learners
+    # only; the others are missing, so they have no data and take no part.
+    rng = np.random.RandomState(1)
+    names = [f"l{i}" for i in range(10)]
+    frames = [
+        random_study(
+            rng,
+            dict.fromkeys(names[:k], 0.0),
+            groups=(f"k{k:02d}",),
+            sizes=(50, 100),
+            repeats=3,
+        )
+        for k in range(2, 11)
+    ]
+    summary = group_summary(critical_difference(pd.concat(frames), "f1", alpha=alpha))
+    n = 6  # 2 sample sizes x 3 repeats: blocks are scenarios x repeats
+    for k, published in zip(range(2, 11), DEMSAR_Q[alpha], strict=True):
+        row = summary.loc[(f"k{k:02d}", 0.1)]
+        assert row["n_learners"] == k and row["n_blocks"] == n
+        q = scipy.stats.studentized_range.ppf(1 - alpha, k, np.inf) / np.sqrt(2)
+        scale = np.sqrt(k * (k + 1) / (6 * n))
+        assert row["critical_difference"] == pytest.approx(q * scale, rel=1e-12)
+        # The published table agrees to its 3 decimals; forgetting the sqrt(2)
+        # would be 41% off, using N = repeats (3) instead of blocks 41% too.
+        assert row["critical_difference"] / scale == pytest.approx(
+            published, abs=1.5e-3
+        )
+
+
+def test_critical_difference_on_a_small_example_by_hand():
+    # k = 3 learners, N = 4 blocks (2 sample sizes x 2 repeats), ranks chosen:
+    #   block      a  b  c
+    #   n50  r0    1  2  3
+    #   n50  r1    1  2  3
+    #   n100 r0    1  3  2
+    #   n100 r1    2  1  3
+    # Rank sums 5, 8, 11 -> mean ranks 1.25, 2, 2.75.
+    # chi2 = 12 N / (k (k+1)) * (sum R_j^2 - k (k+1)^2 / 4)
+    #      = 4 * (1.5625 + 4 + 7.5625 - 12) = 4.5; with 2 degrees of freedom the
+    # chi-square tail is exp(-x / 2): p = exp(-2.25) = 0.1054.
+    # F_F = (N-1) chi2 / (N (k-1) - chi2) = 13.5 / 3.5 on (2, 6) df.
+    # CD = q_0.05(k=3) sqrt(k (k+1) / (6 N)) = 2.343 * sqrt(1/2) = 1.657 (table 5).
+    values = {
+        (50, 0): (0.9, 0.5, 0.1),
+        (50, 1): (0.9, 0.5, 0.1),
+        (100, 0): (0.9, 0.1, 0.5),
+        (100, 1): (0.5, 0.9, 0.1),
+    }
+    frame = pd.DataFrame(
+        [
+            dict(
+                generator="G",
+                density=0.1,
+                n_features=20,
+                n_samples=n,
+                repeat=r,
+                learner=learner,
+                f1=value,
+                status="ok",
+            )
+            for (n, r), row in values.items()
+            for learner, value in zip("abc", row, strict=True)
+        ]
+    )
+    cd = critical_difference(frame, "f1").set_index("learner")
+    assert cd["mean_rank"].to_dict() == {"a": 1.25, "b": 2.0, "c": 2.75}
+    row = cd.iloc[0]
+    assert row["n_blocks"] == 4 and row["n_learners"] == 3
+    assert row["statistic"] == pytest.approx(4.5, rel=1e-12)
+    assert row["p_value"] == pytest.approx(np.exp(-2.25), rel=1e-12)
+    assert row["iman_davenport"] == pytest.approx(13.5 / 3.5, rel=1e-12)
+    assert row["iman_davenport_p_value"] == pytest.approx(
+        scipy.stats.f.sf(13.5 / 3.5, 2, 6), rel=1e-12
+    )
+    assert row["critical_difference"] == pytest.approx(2.343 * np.sqrt(0.5), abs=1e-3)
+    assert not row["different"]  # p = 0.105 > 0.05
+    # a-b (0.75) and b-c (0.75) are within the CD, a-c (1.5) too: 1.5 < 1.657.
+    assert cd["not_different_from"].to_dict() == {
+        "a": "b, c",
+        "b": "a, c",
+        "c": "a, b",
+    }
+
+
+def test_critical_difference_has_power_on_clearly_different_learners():
+    # Three learners 0.3 apart with noise sd 0.05 (adjacent swaps have probability
+    # about 1e-5), 4 sample sizes x 10 repeats = 40 blocks: mean ranks 1, 2, 3 and
+    # CD = 2.343 sqrt(12 / 240) = 0.52 < 1.
+    rng = np.random.RandomState(2)
+    frame = random_study(
+        rng,
+        {"good": 0.6, "fair": 0.3, "poor": 0.0},
+        sizes=(25, 50, 100, 200),
+        repeats=10,
+        noise=0.05,
+    )
+    cd = critical_difference(frame, "f1").set_index("learner")
+    assert cd["p_value"].iloc[0] < 1e-3 and cd["different"].all()
+    assert cd.index.tolist() == ["good", "fair", "poor"]
+    gaps = np.diff(cd["mean_rank"].to_numpy())
+    assert gaps.min() > cd["critical_difference"].iloc[0]
+    assert (cd["not_different_from"] == "").all()
+
+
+def test_friedman_p_values_look_uniform_for_identical_learners():
+    # 200 independent null studies (one generator each) of 4 learners with the
+    # same distribution, 12 blocks each. The Friedman statistic is discrete and
+    # its chi-square approximation slightly conservative at this size, so the
+    # thresholds leave room for that; referring the statistic to chi-square with
+    # k instead of k - 1 degrees of freedom (a plausible slip) gives a KS p-value
+    # below 1e-4 on the same draws.
+    rng = np.random.RandomState(0)
+    groups = [f"null{i:03d}" for i in range(200)]
+    frame = random_study(
+        rng, dict.fromkeys("abcd", 0.0), groups=groups, sizes=(50, 100, 200)
+    )
+    summary = group_summary(critical_difference(frame, "f1", by=()))
+    p = summary["p_value"].to_numpy()
+    assert scipy.stats.kstest(p, "uniform").pvalue > 0.01
+    for level in (0.05, 0.25, 0.5, 0.75):
+        # 3.5 binomial standard errors plus 0.03 for the conservative approximation
+        assert (
+            abs((p < level).mean() - level)
+            < 3.5 * np.sqrt(level * (1 - level) / 200) + 0.03
+        )
+    wrong = scipy.stats.chi2.sf(summary["statistic"].to_numpy(), 4)
+    assert scipy.stats.kstest(wrong, "uniform").pvalue < 1e-4
+
+
+def test_critical_difference_leaves_out_learners_without_data():
+    # c failed everywhere: it neither counts in k nor shares the last places.
+    frame = results(
+        {
+            ("G", 0.1, "a"): [0.9, 0.8, 0.7, 0.9],
+            ("G", 0.1, "b"): [0.1, 0.2, 0.3, 0.1],
+            ("G", 0.1, "c"): [None] * 4,
+        }
+    )
+    cd = critical_difference(frame, "f1").set_index("learner")
+    assert cd["mean_rank"].iloc[:2].to_dict() == {"a": 1.0, "b": 2.0}
+    assert (
+        np.isnan(cd.loc["c", "mean_rank"]) and cd.loc["c", "not_different_from"] == ""
+    )
+    assert (cd["n_learners"] == 2).all() and (cd["n_blocks"] == 4).all()
+    with pytest.raises(ValueError, match="alpha must be in"):
+        critical_difference(frame, "f1", alpha=1.0)
+
+
+# --------------------------------------------------------------------------------------
+# Generator agreement (Kendall's tau) and win probabilities
+# --------------------------------------------------------------------------------------
+
+
+def test_generator_agreement_is_kendalls_tau_b_of_the_mean_ranks():
+    # Five learners; under TO, d and e score identically in every block, so their
+    # mean ranks tie: tau-b (scipy's default) and tau-a then differ.
+    rng = np.random.RandomState(4)
+    rows = []
+    for generator, density in itertools.product(("DD", "TO"), (0.1, 0.3)):
+        levels = {"a": 0.5, "b": 0.4, "c": 0.3, "d": 0.2, "e": 0.1}
+        if generator == "TO":
+            levels = {"a": 0.5, "b": 0.45, "c": 0.1, "d": 0.3, "e": 0.3}
+        part = random_study(
+            rng, levels, groups=(generator,), sizes=(50, 100), repeats=5, noise=0.15
+        )
+        if generator == "TO":
+            twin = part.learner == "e"
+            part.loc[twin, "f1"] = part.loc[part.learner == "d", "f1"].to_numpy()
+        rows.append(part.assign(density=density))
+    frame = pd.concat(rows, ignore_index=True)
+    agreement = generator_agreement(frame, "f1", "DD", "TO")
+    assert agreement["scope"].tolist() == ["group", "group", "overall"]
+    boards = {
+        "group": leaderboard(frame, "f1", by=("density",)),
+        "overall": leaderboard(frame, "f1", by=()),
+    }
+    for row in agreement.itertuples(index=False):
+        board = boards[row.scope]
+        if row.scope == "group":
+            board = board[board.density == row.density]
+        ranks = board.pivot(index="learner", columns="generator", values="mean_rank")
+        reference = scipy.stats.kendalltau(ranks["DD"], ranks["TO"])
+        assert row.tau == pytest.approx(reference.statistic, abs=1e-12)
+        assert row.n_learners == 5 and row.n_repeats == 5
+        assert row.tau_low <= row.tau <= row.tau_high
+        # The tie of d and e under TO makes tau-a, (concordant - discordant) / all
+        # 10 pairs, differ from tau-b = (c - d) / sqrt(10 * 9) by 5% of tau.
+        assert ranks.loc["d", "TO"] == ranks.loc["e", "TO"]
+        i, j = np.triu_indices(5, 1)
+        dd, to = ranks["DD"].to_numpy(), ranks["TO"].to_numpy()
+        tau_a = (np.sign(dd[i] - dd[j]) * np.sign(to[i] - to[j])).sum() / 10
+        assert abs(reference.statistic) > 0.3
+        assert abs(tau_a - row.tau) > 0.015
+
+
+def test_generator_agreement_bootstrap_is_paired_over_repeats():
+    # Each repeat draws its own order of the six learners, shared by both
+    # generators (the same graph orders them the same way): the orderings agree
+    # exactly whatever repeats are drawn, so a paired bootstrap gives [1, 1].
+    # Resampling the repeats of each generator independently would not.
+    rng = np.random.RandomState(5)
+    names = list("abcdef")
+    rows = []
+    for repeat in range(8):
+        scores = rng.permutation(6) / 10
+        for generator, (name, score) in itertools.product(
+            ("DD", "TO"), zip(names, scores, strict=True)
+        ):
+            rows.append(
+                dict(
+                    generator=generator,
+                    learner=name,
+                    density=0.1,
+                    n_features=20,
+                    n_samples=100,
+                    repeat=repeat,
+                    f1=score,
+                    status="ok",
+                )
+            )
+    frame = pd.DataFrame(rows)
+    overall = generator_agreement(frame, "f1", "DD", "TO", by=()).iloc[0]
+    assert (overall["tau"], overall["tau_low"], overall["tau_high"]) == (1.0, 1.0, 1.0)
+    ranks = scenario_ranks(frame, "f1").pivot(
+        index=["generator", "repeat"], columns="learner", values="rank"
+    )
+    unpaired = []
+    for _ in range(400):
+        means = [
+            ranks.loc[g].to_numpy()[rng.randint(8, size=8)].mean(axis=0)
+            for g in ("DD", "TO")
+        ]
+        unpaired.append(scipy.stats.kendalltau(*means).statistic)
+    assert np.percentile(unpaired, 2.5) < 0.8
+
+
+def test_generator_agreement_and_rank_shift_across_data_models():
+    # data_model is part of the scenario when present: two data models of one
+    # generator are different blocks, and can be compared like two generators.
+    gaussian = results({("G", 0.1, "a"): [0.9] * 3, ("G", 0.1, "b"): [0.1] * 3})
+    heavy = results({("G", 0.1, "a"): [0.1] * 3, ("G", 0.1, "b"): [0.9] * 3})
+    frame = pd.concat(
+        [gaussian.assign(data_model="gaussian"), heavy.assign(data_model="t")]
+    )
+    pooled = by_learner(leaderboard(frame, "f1"))
+    assert pooled.loc["a", "mean_rank"] == 1.5 and pooled.loc["a", "n_blocks"] == 6
+    split = leaderboard(frame, "f1", by=("density", "data_model"))
+    winners = split[split.position == 1].set_index("data_model")["learner"]
+    assert winners.to_dict() == {"gaussian": "a", "t": "b"}
+    shift = rank_shift(frame, "f1", "gaussian", "t", axis="data_model")
+    assert shift.attrs["axis"] == "data_model"
+    assert list(shift.columns[:3]) == ["generator", "density", "learner"]
+    assert shift.set_index("learner")["places_gained"].to_dict() == {"b": 1, "a": -1}
+    tau = generator_agreement(frame, "f1", "gaussian", "t", axis="data_model")
+    assert tau["tau"].tolist() == [-1.0, -1.0]
+    with pytest.raises(ValueError, match="must not include 'data_model'"):
+        rank_shift(frame, "f1", "gaussian", "t", axis="data_model", by=("data_model",))
+    with pytest.raises(ValueError, match="axis='learner' is not a grid column"):
+        generator_agreement(frame, "f1", "a", "b", axis="learner")
+    with pytest.raises(ValueError, match="two different values of 'data_model'"):
+        rank_shift(frame, "f1", "t", "t", axis="data_model")
+
+
+def test_win_probability_counts_ties_one_half_and_failures_as_losses():
+    #        a     b     c
+    # r0    0.9   0.5   0.5    a > b, a > c, b = c
+    # r1    0.1   0.5   fail   b > a, a > c, b > c   (a failure ranks last)
+    # r2    fail  fail  0.3    c > a, c > b, a = b   (both failed: a tie)
+    # r3    fail  fail  fail   nobody ranked: not counted
+    frame = results(
+        {
+            ("G", 0.1, "a"): [0.9, 0.1, None, None],
+            ("G", 0.1, "b"): [0.5, 0.5, None, None],
+            ("G", 0.1, "c"): [0.5, None, 0.3, None],
+        }
+    )
+    wins = win_probability(frame, "f1").set_index(["learner", "opponent"])
+    assert wins.loc[("a", "b"), ["wins", "ties", "losses"]].tolist() == [1, 1, 1]
+    assert wins.loc[("a", "b"), "p_win"] == pytest.approx(0.5)
+    assert wins.loc[("a", "c"), "p_win"] == pytest.approx(2 / 3)
+    assert wins.loc[("b", "c"), "p_win"] == pytest.approx(1.5 / 3)
+    assert (wins["n_blocks"] == 3).all()
+    for (learner, opponent), row in wins.iterrows():
+        back = wins.loc[(opponent, learner)]
+        assert row["p_win"] + back["p_win"] == pytest.approx(1.0)
+        assert row["wins"] == back["losses"] and row["ties"] == back["ties"]
+    assert len(wins) == 6  # every ordered pair of different learners
+
+
+def test_win_probability_interval_resamples_repeats():
+    # In each of 60 repeats one learner wins in all 4 sample sizes (a shared
+    # graph), a with probability 0.7. Resampling repeats gives a 95% half-width
+    # of about 1.96 sd / sqrt(60) with sd that of the per-repeat win fractions;
+    # resampling the 240 blocks independently would halve it. The percentile
+    # endpoints move in steps of 1/60 (~7% of the half-width): 15% tolerance.
+    rng = np.random.RandomState(6)
+    a_wins = rng.uniform(size=60) < 0.7
+    scores = {
+        ("G", 0.1, "a"): np.where(a_wins, 0.9, 0.1).tolist(),
+        ("G", 0.1, "b"): [0.5] * 60,
+    }
+    frame = results(scores, n_samples=(25, 50, 100, 200))
+    row = (
+        win_probability(frame, "f1").set_index(["learner", "opponent"]).loc[("a", "b")]
+    )
+    assert row["p_win"] == pytest.approx(a_wins.mean())
+    expected = 1.96 * a_wins.std() / np.sqrt(60)
+    half = (row["p_win_high"] - row["p_win_low"]) / 2
+    assert half == pytest.approx(expected, rel=0.15)
+
+
+# --------------------------------------------------------------------------------------
+# Display
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("arguments", "options", "expected"),
+    [
+        ((1.4213, 1.0812, 1.8334), {"signed": True}, "+1.42 (1.08\u20131.83)"),
+        ((0.5, 0.25, 0.75), {}, "0.50 (0.25\u20130.75)"),
+        ((-1.0, -1.5, -0.5), {"signed": True}, "-1.00 (-1.50 to -0.50)"),
+        ((-0.001, -0.3, 0.2), {"signed": True}, "+0.00 (-0.30 to 0.20)"),
+        ((2.0, np.nan, np.nan), {}, "2.00"),
+        ((np.nan, 0.1, 0.2), {}, "no data"),
+        ((None,), {"missing": "n/a"}, "n/a"),
+        ((0.123456, 0.1, 0.2), {"decimals": 3}, "0.123 (0.100\u20130.200)"),
+    ],
+)
+def test_format_interval(arguments, options, expected):
+    assert format_interval(*arguments, **options) == expected
+
+
+def test_formatted_tables_show_no_python_literals():
+    frame = chordal_failure_study()
+    tables = [
+        format_leaderboard(leaderboard(frame, "f1")),
+        format_rank_shift(
+            rank_shift(frame, "f1", "DiagonalDominance", "UniformChordal")
+        ),
+    ]
+    for table in tables:
+        cells = table.drop(columns=["generator", "density"], errors="ignore")
+        text = set(cells.astype(str).to_numpy().ravel())
+        for literal in ("nan", "NaN", "None", "True", "False", "<NA>"):
+            assert not any(literal in cell for cell in text), literal
+        assert not any(cell.endswith("=") for cell in text)
+    assert set(tables[1]["significant"]) <= {"yes", "no"}

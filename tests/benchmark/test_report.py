@@ -84,7 +84,7 @@ def test_report_has_every_section_and_embeds_its_figures(tmp_path):
     ):
         assert f">{heading}</h2>" in page
     # Leaderboard tables: every learner, the interval columns, failure counts.
-    assert "mean rank [95% CI]" in page and "f1 [95% CI]" in page
+    assert "mean rank (95% CI)" in page and "f1 (95% CI)" in page
     for learner in ("glasso", "lasso", "pls"):
         assert f"<td>{learner}</td>" in page
     assert "<td>2/8</td>" in page  # pls failed 2 of its 8 blocks there
@@ -124,7 +124,7 @@ def test_report_leaderboard_values_match_the_leaderboard(tmp_path, monkeypatch):
     frame = study_frame()
     page = write_report(frame, tmp_path).read_text(encoding="utf-8")
     table = format_leaderboard(leaderboard(frame, "f1"))
-    for cell in table["mean rank [95% CI]"]:
+    for cell in table["mean rank (95% CI)"]:
         assert f"<td>{cell}</td>" in page
 
 
@@ -141,7 +141,7 @@ def test_report_without_matplotlib_still_has_the_tables(tmp_path, monkeypatch):
     no_figures(monkeypatch)
     page = write_report(study_frame(), tmp_path).read_text(encoding="utf-8")
     assert "matplotlib is not installed" in page
-    assert "mean rank [95% CI]" in page
+    assert "mean rank (95% CI)" in page
     assert embedded_pngs(page) == []
 
 
