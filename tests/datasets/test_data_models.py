@@ -341,14 +341,14 @@ def test_multivariate_t_keeps_the_zeros_of_the_scale_precision(chain, latent):
     # Kendall's tau gives the latent correlation exactly for an elliptical law, so
     # the off-graph partial correlations average to zero over 24 batches of 500
     # rows; the batch spread gives their sampling error (t with 23 df: P(|t| > 5)
-    # < 5e-5). Measured: 1.3 sds at most.
+    # < 5e-5). Measured: 0.9 sds at most.
     off = np.triu(~chain.adjacency, 1)
     X = MultivariateT(df=3, random_state=2).observe(latent[:12_000], chain.covariance)
     per_batch = kendall_partial_correlations(X, 24)[:, off]
     t = per_batch.mean(0) / (per_batch.std(0, ddof=1) / np.sqrt(24))
     assert np.abs(t).max() < Z_GRAPH
     # Wrong variant: one chi-square per *entry* (independent t marginals, same
-    # marginal law as above): no longer elliptical, the zeros are lost (20+ sds).
+    # marginal law as above): no longer elliptical, the zeros are lost (13.6 sds).
     w = np.random.default_rng(2).chisquare(3, size=(12_000, 6))
     wrong = latent[:12_000] / np.sqrt(w / 3)
     per_batch = kendall_partial_correlations(wrong, 24)[:, off]
