@@ -12,10 +12,39 @@
 The route graph -> generator -> matrix -> data is one private routine shared with
 the benchmark harness (``docs/architecture.md``), so a benchmark row's ``seed``
 reproduces its data set through ``make_ggm(..., random_state=seed)``.
+
+The data models (:class:`DataModel` and its subclasses) turn the latent Gaussian
+rows into what a learner observes: transformed, heavy-tailed, contaminated,
+discretised or incomplete data, with the truth still the latent graph
+(``docs/data_models.md``).
 """
 
+from ._data_models import (
+    Binary,
+    Contaminated,
+    DataModel,
+    Gaussian,
+    MissingAtRandom,
+    MissingCompletelyAtRandom,
+    MultivariateT,
+    Nonparanormal,
+    Ordinal,
+)
 from ._families import GRAPH_FAMILIES
 from ._gaussian import sample_gaussian
 from ._make_ggm import make_ggm
 
-__all__ = ["GRAPH_FAMILIES", "make_ggm", "sample_gaussian"]
+__all__ = [
+    "GRAPH_FAMILIES",
+    "Binary",
+    "Contaminated",
+    "DataModel",
+    "Gaussian",
+    "MissingAtRandom",
+    "MissingCompletelyAtRandom",
+    "MultivariateT",
+    "Nonparanormal",
+    "Ordinal",
+    "make_ggm",
+    "sample_gaussian",
+]

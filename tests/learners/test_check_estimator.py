@@ -8,7 +8,9 @@ from skggm_bench.learners import (
     AdaptiveLassoNetwork,
     LassoNetwork,
     LocalFDRSelector,
+    NonparanormalTransformer,
     PLSNetwork,
+    RankCorrelationAdapter,
     RidgeNetwork,
     ShrinkagePartialCorrelation,
 )
@@ -22,6 +24,10 @@ ESTIMATORS = [
     PLSNetwork(),
     LocalFDRSelector(),
     LocalFDRSelector(OAS()),
+    NonparanormalTransformer(),
+    NonparanormalTransformer(method="shrinkage"),
+    RankCorrelationAdapter(),
+    RankCorrelationAdapter(method="kendall"),
 ]
 
 

@@ -10,7 +10,9 @@ MODULES = [
     "skggm_bench.learners._edges",
     "skggm_bench.learners._local_fdr",
     "skggm_bench.learners._nodewise",
+    "skggm_bench.learners._nonparanormal",
     "skggm_bench.learners._partial_correlation",
+    "skggm_bench.learners._rank_correlation",
     "skggm_bench.learners._shrinkage",
 ]
 
