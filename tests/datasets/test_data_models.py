@@ -1,7 +1,7 @@
 """Data models: the observed data have the law each model states, and keep its graph.
 
-The latent model is a chain on 6 variables from ``make_ggm`` with unequal marginal
-standard deviations (0.5 ... 4), so a transform that forgets to standardise by
+The latent model is a chain on 6 variables with fixed partial correlations and
+unequal marginal standard deviations (0.5 ... 4), so a transform that forgets to standardise by
 ``sqrt(diag(covariance))`` is caught. Statistical checks use fixed seeds and
 thresholds that a correct implementation passes with probability > 0.999:
 
@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 from scipy import special, stats
 from sklearn.base import clone
+from sklearn.utils import Bunch
 
 from skggm_bench.datasets import (
     Binary,
@@ -33,7 +34,6 @@ from skggm_bench.datasets import (
     MultivariateT,
     Nonparanormal,
     Ordinal,
-    make_ggm,
     sample_gaussian,
 )
 
@@ -44,10 +44,25 @@ Z_GRAPH = 5.0
 SCALES = np.array([0.5, 1.0, 2.0, 3.0, 1.0, 4.0])
 
 
+# Partial correlations on the chain, fixed so that the checks do not depend on a
+# generator's draw.
+CHAIN_PARTIAL_CORRELATIONS = np.array([-0.41, -0.24, -0.92, 0.22, -0.27])
+
+
 @pytest.fixture(scope="module")
 def chain():
-    # Partial correlations on the chain: -0.41, -0.24, -0.92, 0.22, -0.27.
-    return make_ggm(10, 6, graph="chain", scale=SCALES, random_state=0)
+    precision = np.eye(6)
+    index = np.arange(5)
+    precision[index, index + 1] = precision[index + 1, index] = (
+        -CHAIN_PARTIAL_CORRELATIONS
+    )
+    # Variables with standard deviations SCALES: Sigma = D R D, R the correlation
+    # matrix of K^{-1} (standardising keeps the partial correlations).
+    inverse = np.linalg.inv(precision)
+    sd = np.sqrt(np.diag(inverse))
+    covariance = inverse / np.outer(sd, sd) * np.outer(SCALES, SCALES)
+    adjacency = (precision != 0) & ~np.eye(6, dtype=bool)
+    return Bunch(covariance=0.5 * (covariance + covariance.T), adjacency=adjacency)
 
 
 @pytest.fixture(scope="module")
