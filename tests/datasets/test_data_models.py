@@ -1,9 +1,9 @@
 """Data models: the observed data have the law each model states, and keep its graph.
 
 The latent model is a chain on 6 variables with fixed partial correlations and
-unequal marginal standard deviations (0.5 ... 4), so a transform that forgets to standardise by
-``sqrt(diag(covariance))`` is caught. Statistical checks use fixed seeds and
-thresholds that a correct implementation passes with probability > 0.999:
+unequal marginal standard deviations (0.5 ... 4), so a transform that forgets to
+standardise by ``sqrt(diag(covariance))`` is caught. Statistical checks use fixed
+seeds and thresholds that a correct implementation passes with probability > 0.999:
 
 * Kolmogorov-Smirnov tests against the exact transformed law, one per column, at
   level 1e-4 each (Bonferroni over <= 6 columns: family-wise error < 1e-3);
