@@ -302,7 +302,7 @@ def test_leaderboard_rejects_an_unknown_metric(workdir, capsys):
                      "--no-progress"]) == 0  # fmt: skip
     capsys.readouterr()
     assert cli.main(["leaderboard", "--config", str(config), "--metric", "mcc"]) == 2
-    assert "metric 'mcc' is not a column" in capsys.readouterr().err
+    assert "metric 'mcc' is not in these results" in capsys.readouterr().err
 
 
 def test_unknown_preset_and_bad_execution_options(workdir, capsys, monkeypatch):

@@ -204,8 +204,9 @@ def check_results_frame(
     >>> check_results_frame(pd.DataFrame({"learner": ["a"]}))
     Traceback (most recent call last):
     ...
-    ValueError: results lack the columns ['generator', 'density', 'n_features', \
-'n_samples', 'repeat', 'status']; pass the frame of a BenchmarkResult or a ResultStore
+    ValueError: results: the columns ['generator', 'density', 'n_features', \
+'n_samples', 'repeat', 'status'] are missing; pass the frame of a BenchmarkResult or \
+a ResultStore
     """
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(
@@ -218,7 +219,7 @@ def check_results_frame(
     missing = [column for column in required if column not in frame.columns]
     if missing:
         raise ValueError(
-            f"{what} lack the columns {missing}; pass the frame of a "
+            f"{what}: the columns {missing} are missing; pass the frame of a "
             "BenchmarkResult or a ResultStore"
         )
     for metric in metrics:

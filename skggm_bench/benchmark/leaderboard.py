@@ -8,12 +8,13 @@ n_features, density, n_samples, repeat) with a ``status`` and one column per met
 How a leaderboard is computed
 -----------------------------
 1. **Blocks.** A *scenario* is one point of the grid: every grid column of the table
-   (:data:`GRID_COLUMNS`, plus ``data_model`` when the results have one); a *block*
-   is one scenario in one repeat. All learners in a block saw the same matrix and the
-   same data (the harness's paired design), so they are ranked *within* each block:
-   rank 1 is the best value of the metric. The direction is explicit: higher is
-   better except for :data:`LOWER_IS_BETTER` (``shd``, ``fpr``, ``fit_time``).
-   Equal values share the average rank.
+   (:data:`GRID_COLUMNS`; tables of older versions without ``data_model`` are read
+   as Gaussian data); a *block* is one scenario in one repeat. All learners in a
+   block saw the same matrix and the same data (the harness's paired design), so
+   they are ranked *within* each block: rank 1 is the best value of the metric. The
+   direction comes from the metric registry (:data:`skggm_bench.metrics.METRICS`):
+   higher is better except for the losses (``shd``, ``fpr``, the matrix losses,
+   ``fit_time``). Equal values share the average rank.
 2. **Failures.** A row whose ``status`` is not ``"ok"`` (``"failed"``,
    ``"timeout"``), and a learner with no row at all in a block (``"missing"``, e.g.
    an interrupted run), is *excluded from the mean metric* but *ranked last* in its
@@ -68,9 +69,11 @@ import pandas as pd
 import scipy.stats
 from sklearn.utils import check_random_state
 
+from ..metrics import get_metric
+from ._schema import GRID_COLUMNS, check_results_frame, rankable_metric
+
 __all__ = [
     "GRID_COLUMNS",
-    "LOWER_IS_BETTER",
     "critical_difference",
     "failure_summary",
     "format_interval",
@@ -83,22 +86,6 @@ __all__ = [
     "win_probability",
 ]
 
-#: Columns that define a scenario (one point of the benchmark grid).
-GRID_COLUMNS: tuple[str, ...] = ("generator", "n_features", "density", "n_samples")
-#: Metrics for which a smaller value is better; every other metric is maximised.
-LOWER_IS_BETTER: frozenset[str] = frozenset(
-    {
-        "shd",
-        "structural_hamming_distance",
-        "fpr",
-        "false_positive_rate",
-        "fit_time",
-    }
-)
-
-# Grid columns that only some result tables carry; when present they are part of
-# the scenario like the columns of GRID_COLUMNS.
-_OPTIONAL_GRID_COLUMNS = ("data_model",)
 _REQUIRED = (*GRID_COLUMNS, "learner", "repeat", "status")
 _OK = "ok"
 _MISSING = "missing"
@@ -113,9 +100,8 @@ _NO_DATA = "no data"
 
 
 def _scenario_columns(frame: pd.DataFrame) -> list[str]:
-    """The grid columns of ``frame``: :data:`GRID_COLUMNS` and the optional ones."""
-    candidates = dict.fromkeys((*GRID_COLUMNS, *_OPTIONAL_GRID_COLUMNS))
-    return [column for column in candidates if column in frame.columns]
+    """The grid columns of ``frame`` (all of :data:`GRID_COLUMNS`, once checked)."""
+    return [column for column in GRID_COLUMNS if column in frame.columns]
 
 
 def _block_columns(frame: pd.DataFrame) -> list[str]:
@@ -123,26 +109,12 @@ def _block_columns(frame: pd.DataFrame) -> list[str]:
     return [*_scenario_columns(frame), "repeat"]
 
 
-def _check_frame(frame: object, metric: str) -> pd.DataFrame:
-    """The result table, checked for the columns and keys a leaderboard relies on."""
-    if not isinstance(frame, pd.DataFrame):
-        raise TypeError(
-            f"frame must be a pandas DataFrame of benchmark results, got "
-            f"{type(frame).__name__}"
-        )
+def _check_frame(frame: object, metric: str) -> tuple[pd.DataFrame, str]:
+    """The result table, checked, and the canonical name of the metric to rank by."""
     if not isinstance(metric, str):
-        raise TypeError(f"metric must be a column name (str), got {metric!r}")
-    missing = [column for column in _REQUIRED if column not in frame.columns]
-    if missing:
-        raise ValueError(
-            f"frame lacks the result columns {missing}; expected the schema of "
-            "BenchmarkResult.frame"
-        )
-    if metric not in frame.columns:
-        raise ValueError(
-            f"metric {metric!r} is not a column of the results; available metrics: "
-            f"{sorted(_metric_columns(frame))}"
-        )
+        raise TypeError(f"metric must be a metric name (str), got {metric!r}")
+    frame = check_results_frame(frame, what="frame")
+    metric = rankable_metric(metric, frame)
     if not pd.api.types.is_numeric_dtype(frame[metric]):
         raise ValueError(
             f"metric column {metric!r} must be numeric, got dtype {frame[metric].dtype}"
@@ -157,16 +129,11 @@ def _check_frame(frame: object, metric: str) -> pd.DataFrame:
             f"frame has {int(duplicated.sum())} rows sharing a task key; each "
             f"(scenario, repeat, learner) must appear once, e.g. {first}"
         )
-    return frame
+    return frame, metric
 
 
-def _metric_columns(frame: pd.DataFrame) -> list[str]:
-    ignored = {*_REQUIRED, *_OPTIONAL_GRID_COLUMNS, "seed"}
-    return [
-        column
-        for column in frame.columns
-        if column not in ignored and pd.api.types.is_numeric_dtype(frame[column])
-    ]
+def _greater_is_better(metric: str) -> bool:
+    return get_metric(metric).greater_is_better
 
 
 def _as_columns(by: object) -> list[str]:
@@ -243,7 +210,7 @@ def _rank_matrix(values: np.ndarray, metric: str) -> np.ndarray:
     # Rank descending on a signed copy so "higher is better" holds for every metric;
     # NaN (failures, timeouts, missing rows, undefined metrics) becomes the worst
     # value, so those entries share the last places.
-    sign = -1.0 if metric in LOWER_IS_BETTER else 1.0
+    sign = 1.0 if _greater_is_better(metric) else -1.0
     signed = np.where(np.isnan(values), -np.inf, sign * values)
     ranks = scipy.stats.rankdata(-signed, method="average", axis=1)
     # A block where nobody has a value orders nobody: sharing the average rank
@@ -271,7 +238,8 @@ def scenario_ranks(frame: pd.DataFrame, metric: str = "f1") -> pd.DataFrame:
     frame : pandas.DataFrame
         Benchmark results (the schema of ``BenchmarkResult.frame``).
     metric : str, default="f1"
-        Metric column to rank by; smaller is better for :data:`LOWER_IS_BETTER`.
+        Metric to rank by (a name or alias of the metric registry); its direction
+        comes from the registry.
 
     Returns
     -------
@@ -297,7 +265,7 @@ def scenario_ranks(frame: pd.DataFrame, metric: str = "f1") -> pd.DataFrame:
     1       b    0.9      ok   1.0
     2       c    NaN  failed   3.0
     """
-    frame = _check_frame(frame, metric)
+    frame, metric = _check_frame(frame, metric)
     return _long_ranks(frame, metric, sorted(frame["learner"].unique()))
 
 
@@ -517,11 +485,12 @@ def leaderboard(
     frame : pandas.DataFrame
         Benchmark results (the schema of ``BenchmarkResult.frame``).
     metric : str, default="f1"
-        Metric column to rank by. Higher is better, except for the metrics in
-        :data:`LOWER_IS_BETTER` (``"shd"``, ``"fpr"``, ``"fit_time"``).
+        Metric to rank by (a name or alias of the metric registry). Higher is
+        better, except for the losses (``"shd"``, ``"fpr"``, the matrix losses,
+        ``"fit_time"``).
     by : sequence of str, default=("density",)
         Grid columns that split the leaderboard, among the grid columns of
-        ``frame`` (:data:`GRID_COLUMNS`, and ``data_model`` when present). The
+        ``frame`` (:data:`GRID_COLUMNS`). The
         generator is always a grouping column (pooling generators would hide the
         rank shift); ``by=()`` gives one leaderboard per generator over its whole
         grid.
@@ -578,11 +547,11 @@ def leaderboard(
     >>> board["mean_metric"].round(2).tolist()
     [0.6, 0.2]
     """
-    frame = _check_frame(frame, metric)
+    frame, metric = _check_frame(frame, metric)
     group_columns = _check_by(by, frame)
     _check_bootstrap(confidence, n_bootstrap)
     rng = check_random_state(random_state)
-    higher_is_better = metric not in LOWER_IS_BETTER
+    higher_is_better = _greater_is_better(metric)
     learners = sorted(frame["learner"].unique())
     ranks = _long_ranks(frame, metric, learners)
     result = _boards(
@@ -670,7 +639,7 @@ class _Comparison:
         axis: object,
         by: object,
     ) -> None:
-        frame = _check_frame(frame, metric)
+        frame, metric = _check_frame(frame, metric)
         self.axis = _check_axis(frame, axis)
         self.levels = {
             side: _check_level(frame, self.axis, level, argument)
@@ -855,7 +824,7 @@ def rank_shift(
     group_columns = comparison.group_columns
     learners = comparison.learners
     rng = check_random_state(random_state)
-    higher_is_better = metric not in LOWER_IS_BETTER
+    higher_is_better = _greater_is_better(metric)
     boards = {
         side: _boards(
             ranks,
@@ -1206,7 +1175,7 @@ def win_probability(
     0       a        b  0.167     0     1       2
     1       b        a  0.833     2     1       0
     """
-    frame = _check_frame(frame, metric)
+    frame, metric = _check_frame(frame, metric)
     group_columns = _check_by(by, frame)
     _check_bootstrap(confidence, n_bootstrap)
     rng = check_random_state(random_state)
@@ -1391,7 +1360,7 @@ def critical_difference(
     >>> cd[["statistic", "p_value", "critical_difference"]].iloc[0].round(3).tolist()
     [6.5, 0.039, 1.657]
     """
-    frame = _check_frame(frame, metric)
+    frame, metric = _check_frame(frame, metric)
     if not isinstance(alpha, numbers.Real) or not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
     group_columns = _check_by(by, frame)

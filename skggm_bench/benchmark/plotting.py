@@ -32,6 +32,8 @@ import numpy as np
 import pandas as pd
 import scipy.stats
 
+from ..metrics import METRICS
+
 if TYPE_CHECKING:  # matplotlib is optional: imported for annotations only
     from matplotlib.figure import Figure
 
@@ -43,29 +45,6 @@ __all__ = [
     "plot_results",
 ]
 
-_METRIC_LABELS = {
-    "tpr": "TPR (power)",
-    "ppv": "PPV (true discovery rate)",
-    "fpr": "FPR",
-    "f1": "F1",
-    "mcc": "MCC",
-    "shd": "SHD",
-    "roc_auc": "ROC AUC",
-    "average_precision": "average precision",
-    "fit_time": "fit time (s)",
-}
-# Natural ranges: the t-interval of a bounded metric is clipped to them for display.
-_RANGES = {
-    "tpr": (0.0, 1.0),
-    "ppv": (0.0, 1.0),
-    "fpr": (0.0, 1.0),
-    "f1": (0.0, 1.0),
-    "mcc": (-1.0, 1.0),
-    "roc_auc": (0.0, 1.0),
-    "average_precision": (0.0, 1.0),
-    "shd": (0.0, np.inf),
-    "fit_time": (0.0, np.inf),
-}
 _REQUIRED = ("generator", "learner", "density", "n_features", "n_samples", "status")
 # Colour of text and marks that belong to no learner ("no data", the CD bar).
 _GREY = "0.45"
@@ -85,7 +64,8 @@ def _figure_class() -> type:
 
 
 def _label(metric: str) -> str:
-    return _METRIC_LABELS.get(metric, metric)
+    """The registry's label of a metric (its name for any other column)."""
+    return METRICS[metric].label if metric in METRICS else metric
 
 
 def _colours(learners: Sequence[str]) -> dict[str, Any]:
@@ -264,7 +244,8 @@ def plot_curves(
                         zorder=3,
                         s=18,
                     )
-                low, high = _RANGES.get(metric, (-np.inf, np.inf))
+                entry = METRICS.get(metric)
+                low, high = (entry.low, entry.high) if entry else (-np.inf, np.inf)
                 below = curve["mean"] - (curve["mean"] - curve["half_width"]).clip(
                     lower=low
                 )

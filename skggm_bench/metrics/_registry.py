@@ -190,21 +190,21 @@ def _is_singular(estimate: NDArray[np.float64]) -> bool:
 
 
 _ENTRIES = (
-    Metric("tpr", true_positive_rate, "edges", True, 0.0, 1.0, "TPR (recall)",
+    Metric("tpr", true_positive_rate, "edges", True, 0.0, 1.0, "TPR (power)",
            ("true_positive_rate",)),
     Metric("ppv", positive_predictive_value, "edges", True, 0.0, 1.0,
-           "PPV (precision)", ("positive_predictive_value",)),
+           "PPV (true discovery rate)", ("positive_predictive_value",)),
     Metric("fpr", false_positive_rate, "edges", False, 0.0, 1.0, "FPR",
            ("false_positive_rate",)),
     Metric("f1", f1_score, "edges", True, 0.0, 1.0, "F1", ("f1_score",)),
     Metric("mcc", matthews_corrcoef, "edges", True, -1.0, 1.0, "MCC",
            ("matthews_corrcoef",)),
     Metric("shd", structural_hamming_distance, "edges", False, 0.0, math.inf,
-           "SHD (edge errors)", ("structural_hamming_distance",)),
+           "SHD", ("structural_hamming_distance",)),
     Metric("roc_auc", edge_roc_auc, "scores", True, 0.0, 1.0, "ROC AUC",
            ("edge_roc_auc",)),
     Metric("average_precision", edge_average_precision, "scores", True, 0.0, 1.0,
-           "Average precision", ("edge_average_precision",)),
+           "average precision", ("edge_average_precision",)),
     Metric("frobenius_loss", frobenius_loss, "covariance", False, 0.0, math.inf,
            "Frobenius loss (covariance)"),
     Metric("spectral_loss", spectral_loss, "covariance", False, 0.0, math.inf,
@@ -217,7 +217,7 @@ _ENTRIES = (
            singular_is_infinite=True),
     Metric("precision_frobenius_loss", frobenius_loss, "precision", False, 0.0,
            math.inf, "Frobenius loss (precision)"),
-    Metric("fit_time", None, "fit", False, 0.0, math.inf, "Fit time (s)"),
+    Metric("fit_time", None, "fit", False, 0.0, math.inf, "fit time (s)"),
 )  # fmt: skip
 
 #: Every metric, by canonical name (read-only).

@@ -16,7 +16,6 @@ import pytest
 import scipy.stats
 
 from skggm_bench.benchmark.leaderboard import (
-    LOWER_IS_BETTER,
     critical_difference,
     failure_summary,
     format_interval,
@@ -28,6 +27,7 @@ from skggm_bench.benchmark.leaderboard import (
     scenario_ranks,
     win_probability,
 )
+from skggm_bench.metrics import get_metric
 
 
 def results(scores, *, n_samples=(100,), metric="f1", **fixed):
@@ -84,7 +84,7 @@ def test_ranks_within_each_block_best_first_with_average_ties():
 
 @pytest.mark.parametrize("metric", ["shd", "fpr", "fit_time"])
 def test_lower_is_better_metrics_rank_the_smallest_value_first(metric):
-    assert metric in LOWER_IS_BETTER
+    assert not get_metric(metric).greater_is_better
     frame = results(
         {("G", 0.1, "small"): [3.0, 2.0], ("G", 0.1, "large"): [9.0, 8.0]},
         metric=metric if metric != "fit_time" else "f1",
@@ -441,7 +441,7 @@ def test_failure_summary_counts_by_message():
         (
             lambda f: f.drop(columns="status"),
             ValueError,
-            r"lacks the result columns \['status'\]",
+            r"the columns \['status'\] are missing",
         ),
         (lambda f: f.iloc[:0], ValueError, "no rows"),
         (lambda f: pd.concat([f, f.iloc[:1]]), ValueError, "sharing a task key"),
@@ -456,10 +456,15 @@ def test_bad_frames_are_rejected_with_clear_errors(mutate, error, match):
 
 def test_bad_arguments_are_rejected_with_clear_errors():
     frame = results({("G", 0.1, "a"): [0.1, 0.2], ("G", 0.1, "b"): [0.3, 0.4]})
-    with pytest.raises(ValueError, match=r"'f2' is not a column.*'f1'"):
+    with pytest.raises(ValueError, match=r"unknown metric 'f2'.*f1"):
         leaderboard(frame, "f2")
-    with pytest.raises(ValueError, match="must be numeric"):
+    # Only metrics rank: not a text column, not the seed.
+    with pytest.raises(ValueError, match="unknown metric 'message'"):
         leaderboard(frame, "message")
+    with pytest.raises(ValueError, match="unknown metric 'seed'"):
+        leaderboard(frame, "seed")
+    with pytest.raises(ValueError, match="must be numeric"):
+        leaderboard(frame.assign(f1=frame["f1"].astype(str)), "f1")
     with pytest.raises(ValueError, match=r"by=\['learner'\] are not grid columns"):
         leaderboard(frame, "f1", by=("learner",))
     with pytest.raises(ValueError, match="confidence"):

@@ -157,5 +157,5 @@ def test_report_reference_and_metric_options(tmp_path, monkeypatch):
         write_report(frame, tmp_path, reference="Nope")
     with pytest.raises(ValueError, match="no rows"):
         write_report(frame.iloc[:0], tmp_path)
-    with pytest.raises(ValueError, match="'mcc' is not a column"):
+    with pytest.raises(ValueError, match="metric 'mcc' is not in these results"):
         write_report(frame, tmp_path, metric="mcc")
