@@ -15,6 +15,8 @@ any backend; save them with ``fig.savefig(path)`` or show them in a notebook.
 * :func:`plot_critical_difference`: the critical-difference diagram of Demšar
   (2006): mean ranks on one axis, bars joining learners that do not differ
   significantly.
+* :func:`plot_difficulty`: a metric against how hard each true graph is (its
+  weakest edge, a cell column of the results), one panel per generator.
 
 Each learner has the same colour in every panel and figure (colours follow the
 sorted learner names), and every figure names its learners directly or in a
@@ -40,6 +42,7 @@ if TYPE_CHECKING:  # matplotlib is optional: imported for annotations only
 __all__ = [
     "plot_critical_difference",
     "plot_curves",
+    "plot_difficulty",
     "plot_leaderboard",
     "plot_rank_shift",
     "plot_results",
@@ -843,3 +846,158 @@ def _draw_cd_panel(ax: Any, part: pd.DataFrame, colours: dict[str, Any]) -> None
                 solid_capstyle="butt",
                 gid="clique",
             )
+
+
+# Axis labels of the cell columns that measure how hard a true graph is.
+_DIFFICULTY_LABELS = {
+    "min_edge_partial_correlation": "weakest edge: min |partial correlation|",
+    "median_edge_partial_correlation": "median |partial correlation| on the edges",
+    "max_non_edge_correlation": "max |correlation| between non-adjacent variables",
+    "condition_number": "condition number",
+}
+
+
+def _per_graph(rows: pd.DataFrame, metric: str, difficulty: str) -> pd.DataFrame:
+    """One value per (random graph, learner): the mean metric over sample sizes.
+
+    A graph is one cell: generator, data model, n_features, density and repeat.
+    Only successful fits with a finite value count.
+    """
+    values = rows[metric].astype(float)
+    usable = (rows["status"] == "ok") & np.isfinite(values)
+    usable &= rows[difficulty].notna()
+    cell = [c for c in ("data_model", "n_features", "density", "repeat") if c in rows]
+    kept = rows.loc[usable, [*cell, "learner", difficulty]].assign(value=values)
+    grouped = kept.groupby([*cell, "learner"], dropna=False)
+    return grouped.agg(x=(difficulty, "first"), y=("value", "mean")).reset_index()
+
+
+def _binned_means(points: pd.DataFrame, edges: np.ndarray) -> pd.DataFrame:
+    """Median x and mean y of the points in each bin of x (empty bins dropped)."""
+    bins = np.clip(np.searchsorted(edges, points["x"], side="right") - 1, 0, None)
+    bins = np.minimum(bins, len(edges) - 2)
+    return points.groupby(bins).agg(x=("x", "median"), y=("y", "mean"))
+
+
+def plot_difficulty(
+    frame: pd.DataFrame,
+    metric: str = "f1",
+    *,
+    difficulty: str = "min_edge_partial_correlation",
+    n_bins: int = 5,
+) -> Figure:
+    """Recovery against how hard the true graph is, one panel per generator.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Benchmark results with the cell columns of the result schema (the
+        difficulty of each row's true graph).
+    metric : str, default="f1"
+        The metric on the y axis.
+    difficulty : str, default="min_edge_partial_correlation"
+        The cell column on the x axis: by default the weakest edge of the true
+        graph (smallest absolute partial correlation over its edges), the edge a
+        learner finds last.
+    n_bins : int, default=5
+        Number of bins (quantiles of the x values) of the trend lines.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One panel per generator (and data model, when the results have several):
+        a point per random graph and learner (the metric averaged over the
+        sample sizes, successful fits only), and per learner a line through its
+        mean in each bin of graphs; learners are named in the figure legend.
+        The x axis is logarithmic when the values span more than a factor of
+        20. A panel without any successful fit says "no data".
+
+    Raises
+    ------
+    ValueError
+        If a column is missing or ``n_bins`` is below 1.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from skggm_bench.benchmark.plotting import plot_difficulty
+    >>> frame = pd.DataFrame({
+    ...     "generator": "G", "learner": ["a", "b"] * 3, "density": 0.1,
+    ...     "n_features": 10, "n_samples": 50, "repeat": [0, 0, 1, 1, 2, 2],
+    ...     "min_edge_partial_correlation": [0.05, 0.05, 0.1, 0.1, 0.3, 0.3],
+    ...     "f1": [0.2, 0.3, 0.4, 0.5, 0.8, 0.9], "status": "ok"})
+    >>> fig = plot_difficulty(frame, "f1")
+    >>> fig.axes[0].get_title(), fig.axes[0].get_ylabel()
+    ('G', 'F1')
+    >>> sorted(t.get_text() for t in fig.legends[0].get_texts())
+    ['a', 'b']
+    """
+    figure_class = _figure_class()
+    from matplotlib.lines import Line2D
+
+    frame = _check_results(frame, [metric, difficulty])
+    if isinstance(n_bins, bool) or not isinstance(n_bins, int) or n_bins < 1:
+        raise ValueError(f"n_bins must be a positive integer, got {n_bins!r}")
+    columns = ["generator"]
+    if "data_model" in frame and frame["data_model"].nunique() > 1:
+        columns.append("data_model")
+    panels = _panels(frame, columns)
+    n_cols = min(len(panels), 3)
+    n_rows = -(-len(panels) // n_cols)
+    fig = figure_class(figsize=(4.2 * n_cols, 3.4 * n_rows), layout="constrained")
+    axes = fig.subplots(n_rows, n_cols, squeeze=False, sharey=True).ravel()
+    learners = sorted(frame["learner"].unique())
+    colours = _colours(learners)
+    for ax, (key, rows) in zip(axes, panels, strict=False):
+        points = _per_graph(rows, metric, difficulty)
+        ax.set_title(_panel_title(columns, key), fontsize=10)
+        ax.set_xlabel(_DIFFICULTY_LABELS.get(difficulty, difficulty))
+        ax.grid(True, alpha=0.3)
+        if points.empty:
+            ax.text(
+                0.5,
+                0.5,
+                "no data (no successful fit)",
+                transform=ax.transAxes,
+                ha="center",
+                va="center",
+                fontsize=8,
+                color=_GREY,
+                style="italic",
+            )
+            continue
+        x = points["x"].to_numpy(float)
+        if x.min() > 0 and x.max() / x.min() > 20:
+            ax.set_xscale("log")
+            edges = np.geomspace(x.min(), x.max(), n_bins + 1)
+        else:
+            edges = np.linspace(x.min(), x.max(), n_bins + 1)
+        for learner in learners:
+            mine = points[points["learner"] == learner]
+            if mine.empty:
+                continue
+            colour = colours[learner]
+            ax.scatter(mine["x"], mine["y"], s=10, alpha=0.35, color=colour, lw=0)
+            trend = _binned_means(mine, edges)
+            ax.plot(trend["x"], trend["y"], "-o", color=colour, ms=3, lw=1.4)
+    for ax in axes[: len(panels) : n_cols]:
+        ax.set_ylabel(_label(metric))
+    for ax in axes[len(panels) :]:
+        ax.set_visible(False)
+    handles = [
+        Line2D([], [], color=colours[name], marker="o", ms=4, label=name)
+        for name in learners
+    ]
+    fig.legend(
+        handles=handles,
+        loc="outside lower center",
+        ncols=min(len(handles), 6),
+        title="learner (dots: one random graph, mean over sample sizes; "
+        "line: mean per bin of graphs)",
+        fontsize=8,
+        title_fontsize=8,
+    )
+    fig.suptitle(
+        f"{_label(metric)} against the difficulty of the true graph", fontsize=10
+    )
+    return fig
