@@ -3,30 +3,38 @@
 :func:`write_report` turns a result table into one HTML file that can be mailed or
 archived on its own: every figure is written as a PNG next to it *and* embedded in
 the page (base64), and no script, stylesheet or font is fetched from anywhere. The
+page is rendered from a jinja2 template (``templates/report.html``) with a data
+context of display text and figures; the numbers and the wording are those of the
+``skggm-bench leaderboard`` command (both come from the same display module). The
 report has, in order:
 
-1. a summary: rows by status, the grid (generators, learners, densities, sample
-   sizes, repeats) and where the results came from;
-2. the leaderboard of the main metric per generator and density, then per
-   generator over the whole grid
-   (:func:`skggm_bench.benchmark.leaderboard.leaderboard`);
-3. the rank shift from the reference generator (diagonal dominance when present)
-   to every other generator, as a table and a bump chart;
-4. TPR / PPV curves against the sample size, one figure per density with one
-   column per generator (the layout of the paper's figures 7 and 8);
-5. failures: counts by generator, learner, status and message;
-6. run metadata: package versions recorded with the rows and the study
-   configuration.
+1. **Findings**: a few sentences generated from the numbers, each with its
+   interval -- who wins under each generator (and data model), the largest rank
+   shifts, the agreement of the learner orderings between generators (Kendall's
+   tau), the critical differences, what failed and how often -- and the grid;
+2. the leaderboard of the main metric per generator and density (and data model),
+   then per generator over the whole grid, with a figure;
+3. the Friedman tests and Nemenyi critical differences, with their diagrams;
+4. the rank shift from the reference generator (diagonal dominance when present)
+   to every other generator, as a table and a bump chart (and between data models
+   when there are several), and the agreement of the orderings;
+5. the recovery curves against the sample size, one figure per density;
+6. the main metric against the difficulty of each true graph (its weakest edge);
+7. the fits that did not finish, grouped by message with counts;
+8. the package versions recorded with the rows and the study configuration.
 
-Figures need matplotlib (``pip install 'skggm-bench[plot]'``); without it the report
-is still written, with the tables and a note saying why the figures are missing.
+The main metric may be a loss (lower is better, e.g. ``frobenius_loss`` in the
+``covariance`` preset): every table and figure reads its direction from the metric
+registry. Figures need matplotlib (``pip install 'skggm-bench[plot]'``); without it
+the report is still written, with the tables and a note saying why the figures are
+missing.
 """
 
 from __future__ import annotations
 
 import base64
-import html
 import json
+import os
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
@@ -35,55 +43,39 @@ from typing import Any
 import pandas as pd
 
 from .. import __version__
-from .leaderboard import (
-    failure_summary,
-    format_leaderboard,
-    leaderboard,
-    rank_shift,
+from ..metrics import get_metric
+from ._display import (
+    REFERENCE_GENERATOR,
+    Analysis,
+    agreement_table,
+    analyse,
+    critical_difference_table,
+    failure_table,
+    findings,
+    grid_table,
+    leaderboard_table,
+    rank_shift_table,
+    versions_table,
 )
 
 __all__ = ["REFERENCE_GENERATOR", "REPORT_NAME", "write_report"]
 
-#: The generator every other one is compared with, when the results contain it.
-REFERENCE_GENERATOR = "DiagonalDominance"
 #: File name of the report inside ``out_dir``.
 REPORT_NAME = "report.html"
+_TEMPLATE = "report.html"
 _FIGURE_DPI = 110
-
-_STYLE = """
-body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 75em;
-       color: #222; line-height: 1.4; padding: 0 1em; }
-h1 { font-size: 1.6em; } h2 { border-bottom: 1px solid #ccc; margin-top: 2em; }
-table { border-collapse: collapse; margin: 0.8em 0; font-size: 0.85em; }
-th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: left; }
-th { background: #f3f3f3; }
-img { max-width: 100%; display: block; margin: 1em 0; }
-.note { color: #555; font-size: 0.9em; }
-pre { background: #f6f6f6; padding: 0.8em; overflow-x: auto; font-size: 0.8em; }
-"""
-
-
-def _section(title: str, *parts: str, anchor: str) -> str:
-    return f'<h2 id="{anchor}">{html.escape(title)}</h2>\n' + "\n".join(parts)
-
-
-def _note(text: str) -> str:
-    return f'<p class="note">{html.escape(text)}</p>'
-
-
-def _table(frame: pd.DataFrame) -> str:
-    # escape=True (the default) keeps failure messages such as "<lambda>" inert.
-    return frame.to_html(index=False, escape=True, border=0, na_rep="n/a")
-
-
-def _figure_html(figure: Any, path: Path, alt: str) -> str:
-    """Save ``figure`` as PNG at ``path`` and return an <img> embedding it."""
-    figure.savefig(path, dpi=_FIGURE_DPI)
-    encoded = base64.b64encode(path.read_bytes()).decode("ascii")
-    return (
-        f'<img alt="{html.escape(alt)}" title="{html.escape(path.name)}" '
-        f'src="data:image/png;base64,{encoded}">'
-    )
+# The cell column of the "recovery against difficulty" figure.
+_DIFFICULTY = "min_edge_partial_correlation"
+_SECTIONS = (
+    ("findings", "Findings"),
+    ("leaderboard", "Leaderboard"),
+    ("critical-differences", "Critical differences"),
+    ("rank-shift", "Rank shift"),
+    ("curves", "Curves"),
+    ("difficulty", "Difficulty"),
+    ("failures", "Failures"),
+    ("versions", "Versions and configuration"),
+)
 
 
 def _matplotlib_missing() -> str | None:
@@ -97,92 +89,204 @@ def _matplotlib_missing() -> str | None:
     return None
 
 
-def _grid_summary(frame: pd.DataFrame) -> pd.DataFrame:
-    densities = sorted(float(d) for d in frame["density"].dropna().unique())
-    if frame["density"].isna().any():
-        densities_text = ", ".join(f"{d:g}" for d in densities) + " (family default)"
-    else:
-        densities_text = ", ".join(f"{d:g}" for d in densities)
-    rows = [
-        ("generators", ", ".join(sorted(frame["generator"].unique()))),
-        ("learners", ", ".join(sorted(frame["learner"].unique()))),
-        ("n_features", ", ".join(map(str, sorted(frame["n_features"].unique())))),
-        ("densities", densities_text.strip(", ")),
-        ("n_samples", ", ".join(map(str, sorted(frame["n_samples"].unique())))),
-        ("repeats", str(frame["repeat"].nunique())),
-        ("rows", str(len(frame))),
-    ]
-    counts = frame["status"].value_counts()
-    rows += [(f"status {status}", str(int(n))) for status, n in counts.items()]
-    return pd.DataFrame(rows, columns=["", "value"])
-
-
-def _versions(frame: pd.DataFrame) -> pd.DataFrame:
-    """Every package version recorded with the rows (several if runs differed)."""
-    seen: dict[str, set[str]] = {}
-    if "versions" in frame.columns:
-        for text in frame["versions"].dropna().unique():
-            try:
-                versions = json.loads(text)
-            except (TypeError, ValueError):
-                continue
-            if isinstance(versions, Mapping):
-                for package, version in versions.items():
-                    seen.setdefault(str(package), set()).add(str(version))
-    return pd.DataFrame(
-        [(p, ", ".join(sorted(v))) for p, v in sorted(seen.items())],
-        columns=["package", "version"],
-    )
-
-
-def _reference(frame: pd.DataFrame, reference: str | None) -> str | None:
-    generators = sorted(frame["generator"].unique())
-    if reference is not None:
-        if reference not in generators:
-            raise ValueError(
-                f"reference={reference!r} is not a generator of the results; "
-                f"available: {generators}"
-            )
-        return reference
-    if len(generators) < 2:
-        return None
-    return REFERENCE_GENERATOR if REFERENCE_GENERATOR in generators else generators[0]
-
-
-def _shift_display(shift: pd.DataFrame) -> pd.DataFrame:
-    table = shift.copy()
-    for column in ("mean_rank_from", "mean_rank_to", "mean_metric_from"):
-        table[column] = table[column].round(2)
-    table["mean_metric_to"] = table["mean_metric_to"].round(2)
-    table["rank_gain"] = [
-        f"{g:+.2f} [{lo:+.2f}, {hi:+.2f}]" if pd.notna(lo) else f"{g:+.2f}"
-        for g, lo, hi in zip(
-            table["rank_gain"],
-            table["rank_gain_low"],
-            table["rank_gain_high"],
-            strict=True,
-        )
-    ]
-    table = table.drop(columns=["rank_gain_low", "rank_gain_high"])
-    source, target = shift.attrs["from_generator"], shift.attrs["to_generator"]
-    metric = shift.attrs["metric"]
-    return table.rename(
-        columns={
-            "position_from": f"position ({source})",
-            "position_to": f"position ({target})",
-            "mean_rank_from": f"mean rank ({source})",
-            "mean_rank_to": f"mean rank ({target})",
-            "rank_gain": "mean-rank gain [95% CI]",
-            "mean_metric_from": f"{metric} ({source})",
-            "mean_metric_to": f"{metric} ({target})",
-            "n_failed_from": f"failed ({source})",
-            "n_failed_to": f"failed ({target})",
-        }
-    )
-
-
 def _safe_name(text: str) -> str:
-    return "".join(c if c.isalnum() or c in "-_." else "_" for c in text)
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in str(text))
+
+
+class _Figures:
+    """Saves figures under ``directory`` and describes them for the template."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+
+    def add(self, figure: Any, name: str, alt: str, caption: str = "") -> dict:
+        path = self.directory / _safe_name(name)
+        figure.savefig(path, dpi=_FIGURE_DPI)
+        encoded = base64.b64encode(path.read_bytes()).decode("ascii")
+        return {
+            "src": f"data:image/png;base64,{encoded}",
+            "name": path.name,
+            "alt": alt,
+            "caption": caption,
+        }
+
+
+def _curve_figures(
+    frame: pd.DataFrame, metrics: list[str], figures: _Figures
+) -> list[dict]:
+    """One figure per (data model, n_features, density), in that order."""
+    from .plotting import plot_results
+
+    several_p = frame["n_features"].nunique() > 1
+    models = sorted(frame["data_model"].unique())
+    result = []
+    for model in models:
+        rows = frame[frame["data_model"] == model]
+        for p in sorted(rows["n_features"].unique()):
+            curves = plot_results(rows, metrics=metrics, n_features=int(p))
+            for density, figure in curves.items():
+                label = "default" if density is None else f"{density:g}"
+                name = f"curves_density_{label}"
+                name += f"_p{p}" if several_p else ""
+                name += f"_{model}" if len(models) > 1 else ""
+                where = f"p = {p}, density {label}"
+                where += f", data model {model}" if len(models) > 1 else ""
+                labels = ", ".join(get_metric(m).label for m in metrics)
+                result.append(
+                    figures.add(
+                        figure,
+                        f"{name}.png",
+                        f"{labels} against the sample size, {where}",
+                        f"{labels} against the sample size ({where}): mean over "
+                        "the repeats and its 95% interval, one line per learner.",
+                    )
+                )
+    return result
+
+
+def _comparison_title(axis: str, source: str, target: str) -> str:
+    if axis == "generator":
+        return f"{source} \u2192 {target}"
+    return f"Data model {source} \u2192 {target}"
+
+
+def _context(
+    analysis: Analysis,
+    figures: _Figures | None,
+    *,
+    curve_metrics: list[str],
+    title: str,
+    metadata: Mapping[str, Any] | None,
+    missing_plot: str | None,
+) -> dict[str, Any]:
+    """Everything the template shows, as text, tables and figures."""
+    from . import plotting
+
+    frame, metric = analysis.frame, analysis.metric
+    entry = get_metric(metric)
+    label = entry.label
+    comparisons = []
+    for comparison in analysis.comparisons:
+        item = {
+            "title": _comparison_title(
+                comparison.axis, comparison.source, comparison.target
+            ),
+            "table": rank_shift_table(comparison.shift),
+            "figure": None,
+        }
+        if figures is not None:
+            item["figure"] = figures.add(
+                plotting.plot_rank_shift(comparison.shift),
+                f"rank_shift_{comparison.axis}_{comparison.target}.png"
+                if comparison.axis != "generator"
+                else f"rank_shift_{comparison.target}.png",
+                f"rank shift from {comparison.source} to {comparison.target}",
+                "Bump chart: each learner's mean rank on both sides, named at both "
+                "ends; solid lines are changes beyond their 95% interval.",
+            )
+        comparisons.append(item)
+
+    curve_notes, curves = [], []
+    difficulty_notes, difficulty_figure = [], None
+    leaderboard_figure = cd_figure = None
+    if figures is None:
+        curve_notes.append(missing_plot)
+        difficulty_notes.append(missing_plot)
+    else:
+        leaderboard_figure = figures.add(
+            plotting.plot_leaderboard(analysis.board),
+            "leaderboard.png",
+            f"leaderboard by {label}",
+            "Mean rank (dot) and its 95% bootstrap interval (bar) per group; "
+            "learners whose bars overlap are not told apart.",
+        )
+        cd_figure = figures.add(
+            plotting.plot_critical_difference(analysis.cd),
+            "critical_difference.png",
+            f"critical-difference diagrams by {label}",
+            "Critical-difference diagrams: mean ranks on the axis (1 = best), "
+            "learners labelled with their mean rank; a black bar joins learners "
+            "that do not differ significantly; the CD bar shows the critical "
+            "difference.",
+        )
+        if curve_metrics:
+            curves = _curve_figures(frame, curve_metrics, figures)
+        else:
+            curve_notes.append("None of the curve metrics is in the results.")
+        has_difficulty = _DIFFICULTY in frame and frame[_DIFFICULTY].notna().any()
+        if has_difficulty:
+            difficulty_figure = figures.add(
+                plotting.plot_difficulty(frame, metric, difficulty=_DIFFICULTY),
+                "difficulty.png",
+                f"{label} against the weakest edge of the true graph",
+                f"{label} against the smallest absolute partial correlation on an "
+                "edge of the true graph: the weaker that edge, the harder the graph "
+                "is to recover.",
+            )
+        else:
+            difficulty_notes.append(
+                "The results do not record the difficulty of their graphs (rows "
+                "written by an older version, or graphs without edges)."
+            )
+
+    grouping = " and ".join({"data_model": "data model"}.get(c, c) for c in analysis.by)
+    configuration = (
+        json.dumps(dict(metadata), indent=2, default=str, sort_keys=True)
+        if metadata
+        else ""
+    )
+    return {
+        "title": title,
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "version": __version__,
+        "metric_label": label,
+        "direction": "higher is better"
+        if entry.greater_is_better
+        else ("lower is better"),
+        "sections": _SECTIONS,
+        "findings": findings(analysis),
+        "grid": grid_table(frame),
+        "grouping": grouping,
+        "board": leaderboard_table(analysis.board),
+        "overall": leaderboard_table(analysis.overall),
+        "leaderboard_figure": leaderboard_figure,
+        "critical_differences": critical_difference_table(analysis.cd),
+        "critical_difference_figure": cd_figure,
+        "comparisons": comparisons,
+        "several_data_models": frame["data_model"].nunique() > 1,
+        "agreement": agreement_table(analysis.comparisons),
+        "curves": curves,
+        "curve_notes": [n for n in curve_notes if n],
+        "difficulty_figure": difficulty_figure,
+        "difficulty_notes": [n for n in difficulty_notes if n],
+        "failures": failure_table(frame),
+        "versions": versions_table(frame),
+        "configuration": configuration,
+    }
+
+
+def _render(context: Mapping[str, Any]) -> str:
+    import jinja2
+
+    environment = jinja2.Environment(
+        loader=jinja2.PackageLoader("skggm_bench.benchmark", "templates"),
+        # Every value is text from the results (learner names, failure messages):
+        # escaped, never markup.
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=False,
+    )
+    return environment.get_template(_TEMPLATE).render(**context)
+
+
+def _prepare(out_dir: Path) -> Path:
+    """Create ``out_dir/figures`` and check that it is writable, before any work."""
+    figures = out_dir / "figures"
+    figures.mkdir(parents=True, exist_ok=True)
+    for place in (out_dir, figures):
+        if not os.access(place, os.W_OK):
+            raise PermissionError(f"{place} is not writable")
+    return figures
 
 
 def write_report(
@@ -190,7 +294,7 @@ def write_report(
     out_dir: str | Path,
     *,
     metric: str = "f1",
-    curve_metrics: Sequence[str] = ("tpr", "ppv"),
+    curve_metrics: Sequence[str] | None = None,
     reference: str | None = None,
     title: str = "skggm-bench report",
     metadata: Mapping[str, Any] | None = None,
@@ -206,9 +310,12 @@ def write_report(
         Directory for ``report.html`` and ``figures/*.png`` (created if missing;
         files of an earlier report are overwritten).
     metric : str, default="f1"
-        Metric of the leaderboards and the rank shift.
-    curve_metrics : sequence of str, default=("tpr", "ppv")
-        Metrics plotted against the sample size (those present in ``frame``).
+        Metric of the findings, leaderboards, critical differences and rank
+        shifts; any metric of the registry in the results (a loss ranks lower is
+        better).
+    curve_metrics : sequence of str or None, default=None
+        Metrics plotted against the sample size; default TPR and PPV when the
+        results have them, else ``metric``.
     reference : str or None, default=None
         Generator the others are compared with in the rank-shift section;
         default ``"DiagonalDominance"`` when present, else the first in sorted
@@ -229,7 +336,10 @@ def write_report(
     Raises
     ------
     ValueError
-        If the table is empty, lacks ``metric``, or ``reference`` is unknown.
+        If the table is empty, lacks ``metric`` or a curve metric, or
+        ``reference`` is unknown.
+    OSError
+        If ``out_dir`` cannot be created or written (checked before any work).
 
     Examples
     --------
@@ -242,157 +352,38 @@ def write_report(
     ...     "learner": ["a", "b"] * 2, "tpr": [0.2, 0.6, 0.3, 0.7],
     ...     "ppv": 0.8, "f1": [0.3, 0.6, 0.4, 0.7], "status": "ok"})
     >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     path = write_report(frame, tmp)
+    ...     path = write_report(frame, tmp, n_bootstrap=100)
     ...     text = path.read_text()
     ...     pngs = sorted(p.name for p in (pathlib.Path(tmp) / "figures").glob("*"))
-    >>> "Leaderboard" in text, path.name
+    >>> "Findings" in text, path.name
     (True, 'report.html')
     >>> pngs
-    ['curves_density_0.1.png', 'leaderboard.png']
+    ['critical_difference.png', 'curves_density_0.1.png', 'leaderboard.png']
     """
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(f"frame must be a pandas DataFrame, got {type(frame).__name__}")
     if frame.empty:
         raise ValueError("frame has no rows: there is nothing to report")
+    analysis = analyse(frame, metric, reference=reference, n_bootstrap=n_bootstrap)
+    if curve_metrics is None:
+        present = [m for m in ("tpr", "ppv") if m in analysis.frame.columns]
+        curves = present or [analysis.metric]
+    else:
+        curves = [get_metric(m).name for m in curve_metrics]
+        absent = [m for m in curves if m not in analysis.frame.columns]
+        if absent:
+            raise ValueError(f"curve_metrics {absent} are not in these results")
     out_dir = Path(out_dir)
-    figures = out_dir / "figures"
-    figures.mkdir(parents=True, exist_ok=True)
-    options = {"n_bootstrap": n_bootstrap}
+    directory = _prepare(out_dir)
     missing_plot = _matplotlib_missing()
-    reference = _reference(frame, reference)
-
-    by_density = leaderboard(frame, metric, by=("density",), **options)
-    overall = leaderboard(frame, metric, by=(), **options)
-    leaderboard_parts = [
-        _note(
-            f"Learners ranked by {metric} within each scenario (generator x density "
-            "x n_samples) and repeat; mean rank and mean metric with 95% bootstrap "
-            "intervals over repeats. '=' after a position: its rank interval "
-            "overlaps another learner's. Failed, timed-out and missing fits rank "
-            "last and are excluded from the mean metric; 'failed' counts them."
-        ),
-        "<h3>By generator and density</h3>",
-        _table(format_leaderboard(by_density)),
-        "<h3>By generator, whole grid</h3>",
-        _table(format_leaderboard(overall)),
-    ]
-    if missing_plot is None:
-        leaderboard_parts.append(
-            _figure_html(
-                _plotting().plot_leaderboard(by_density),
-                figures / "leaderboard.png",
-                f"leaderboard by {metric}",
-            )
-        )
-
-    shift_parts = []
-    if reference is None:
-        shift_parts.append(_note("Only one generator: there is no rank shift to show."))
-    else:
-        for target in sorted(set(frame["generator"]) - {reference}):
-            shift = rank_shift(frame, metric, reference, target, **options)
-            shift_parts += [
-                f"<h3>{html.escape(reference)} &rarr; {html.escape(target)}</h3>",
-                _table(_shift_display(shift)),
-            ]
-            if missing_plot is None:
-                shift_parts.append(
-                    _figure_html(
-                        _plotting().plot_rank_shift(shift),
-                        figures / _safe_name(f"rank_shift_{target}.png"),
-                        f"rank shift from {reference} to {target}",
-                    )
-                )
-        shift_parts.insert(
-            0,
-            _note(
-                f"How each learner's rank by {metric} changes when the ground truth "
-                f"comes from another generator instead of {reference}. Positive "
-                "gains: the learner ranks better under the other generator. The "
-                "interval is a paired bootstrap over repeats (the generators share "
-                "each repeat's graph)."
-            ),
-        )
-
-    curve_parts = []
-    present = [m for m in curve_metrics if m in frame.columns]
-    if missing_plot is not None:
-        curve_parts.append(_note(missing_plot))
-    elif not present:
-        curve_parts.append(
-            _note(f"None of the metrics {list(curve_metrics)} is in the results.")
-        )
-    else:
-        plotting = _plotting()
-        for p in sorted(frame["n_features"].unique()):
-            curves = plotting.plot_results(frame, metrics=present, n_features=p)
-            for density, figure in curves.items():
-                label = "default" if density is None else f"{density:g}"
-                suffix = "" if frame["n_features"].nunique() == 1 else f"_p{p}"
-                curve_parts.append(
-                    _figure_html(
-                        figure,
-                        figures / f"curves_density_{label}{suffix}.png",
-                        f"{', '.join(present)} against n_samples, density {label}",
-                    )
-                )
-
-    failures = failure_summary(frame)
-    if failures.empty:
-        failure_parts = [_note("Every fit finished: no failures, no timeouts.")]
-    else:
-        failures["message"] = failures["message"].str.slice(0, 300)
-        failure_parts = [
-            _note(
-                f"{int(failures['count'].sum())} of {len(frame)} fits did not finish."
-            ),
-            _table(failures),
-        ]
-
-    versions = _versions(frame)
-    meta_parts = [
-        "<h3>Package versions recorded with the results</h3>",
-        _table(versions) if not versions.empty else _note("No versions recorded."),
-    ]
-    if metadata:
-        meta_parts += [
-            "<h3>Study</h3>",
-            "<pre>"
-            + html.escape(json.dumps(dict(metadata), indent=2, default=str))
-            + "</pre>",
-        ]
-    if missing_plot is not None:
-        leaderboard_parts.append(_note(missing_plot))
-        shift_parts.append(_note(missing_plot))
-
-    created = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    body = "\n".join(
-        [
-            f"<h1>{html.escape(title)}</h1>",
-            _note(f"Written {created} by skggm-bench {__version__}."),
-            _section("Summary", _table(_grid_summary(frame)), anchor="summary"),
-            _section(
-                f"Leaderboard ({metric})", *leaderboard_parts, anchor="leaderboard"
-            ),
-            _section(
-                "Rank shift between generators", *shift_parts, anchor="rank-shift"
-            ),
-            _section("TPR / PPV curves", *curve_parts, anchor="curves"),
-            _section("Failures", *failure_parts, anchor="failures"),
-            _section("Run metadata", *meta_parts, anchor="metadata"),
-        ]
-    )
-    page = (
-        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        f"<title>{html.escape(title)}</title>\n<style>{_STYLE}</style>\n</head>\n"
-        f"<body>\n{body}\n</body>\n</html>\n"
+    context = _context(
+        analysis,
+        None if missing_plot else _Figures(directory),
+        curve_metrics=curves,
+        title=title,
+        metadata=metadata,
+        missing_plot=missing_plot,
     )
     path = out_dir / REPORT_NAME
-    path.write_text(page, encoding="utf-8")
+    path.write_text(_render(context), encoding="utf-8")
     return path
-
-
-def _plotting() -> Any:
-    from . import plotting
-
-    return plotting
