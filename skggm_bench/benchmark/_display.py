@@ -1051,34 +1051,52 @@ def text_table(table: Table, width: int = 100) -> str:
 def _aligned(
     columns: list[str], rows: list[list[str]], wrap: frozenset[str], width: int
 ) -> str:
-    cells = [columns, *rows]
-    widths = [max(len(row[j]) for row in cells) for j in range(len(columns))]
+    """Rows under their headers, columns two spaces apart, ``width`` at most.
+
+    While the table is too wide, long headers wrap at spaces (down to the width
+    of their column's cells), then the cells of the ``wrap`` columns do (the
+    widest column first, down to its longest word or 12 characters).
+    """
+
+    def longest_word(text: str) -> int:
+        return max((len(word) for word in text.split()), default=0)
+
+    widths = [
+        max([len(header)] + [len(row[j]) for row in rows])
+        for j, header in enumerate(columns)
+    ]
     wrappable = [j for j, column in enumerate(columns) if column in wrap]
-    # The narrowest a wrapped column may get: its longest word, and 12.
     floors = {
-        j: max(12, *(len(word) for row in cells for word in row[j].split()))
+        j: max([longest_word(header)] + [len(row[j]) for row in rows])
+        for j, header in enumerate(columns)
+    }
+    floors |= {
+        j: max([12] + [longest_word(row[j]) for row in [columns, *rows]])
         for j in wrappable
     }
 
     def total() -> int:
         return sum(widths) + 2 * (len(widths) - 1)
 
-    # Narrow the widest wrappable column until the table fits (or none can shrink).
-    while total() > width:
-        shrinkable = [j for j in wrappable if widths[j] > floors[j]]
-        if not shrinkable:
-            break
-        j = max(shrinkable, key=lambda k: widths[k])
-        widths[j] = max(widths[j] - (total() - width), floors[j])
+    # Headers first (they wrap without hiding a number), then the wrappable cells.
+    for candidates in ([j for j in floors if j not in wrappable], wrappable):
+        while total() > width:
+            shrinkable = [j for j in candidates if widths[j] > floors[j]]
+            if not shrinkable:
+                break
+            j = max(shrinkable, key=lambda k: widths[k] - floors[k])
+            widths[j] = max(widths[j] - (total() - width), floors[j])
     lines = []
-    for row in cells:
+    for i, row in enumerate([columns, *rows]):
         parts = [
-            (textwrap.wrap(cell, widths[j]) or [""]) if j in wrappable else [cell]
+            (textwrap.wrap(cell, widths[j]) or [""])
+            if i == 0 or j in wrappable
+            else [cell]
             for j, cell in enumerate(row)
         ]
-        for i in range(max(len(part) for part in parts)):
+        for k in range(max(len(part) for part in parts)):
             line = "  ".join(
-                (part[i] if i < len(part) else "").ljust(widths[j])
+                (part[k] if k < len(part) else "").ljust(widths[j])
                 for j, part in enumerate(parts)
             )
             lines.append(line.rstrip())
