@@ -1141,12 +1141,13 @@ def text_report(analysis: Analysis, width: int = 100) -> str:
         for sentence in findings(analysis)
     )
     parts = [heading("Findings"), "\n".join(bullets)]
+    differences = critical_difference_table(analysis.cd)
     parts += [
         heading(f"Leaderboard by {label} ({_direction(analysis.metric)})"),
         text_table(leaderboard_table(analysis.board), width),
         heading("Critical differences"),
-        paragraph(critical_difference_table(analysis.cd).caption),
-        text_table(critical_difference_table(analysis.cd), width),
+        paragraph(differences.caption),
+        text_table(differences, width),
     ]
     for comparison in analysis.comparisons:
         table = rank_shift_table(comparison.shift)

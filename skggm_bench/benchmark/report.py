@@ -150,6 +150,93 @@ def _comparison_title(axis: str, source: str, target: str) -> str:
     return f"Data model {source} \u2192 {target}"
 
 
+def _comparisons(analysis: Analysis, figures: _Figures | None) -> list[dict]:
+    """Per comparison: its title, rank-shift table and bump chart."""
+    from .plotting import plot_rank_shift
+
+    items = []
+    for comparison in analysis.comparisons:
+        figure = None
+        if figures is not None:
+            prefix = "" if comparison.axis == "generator" else f"{comparison.axis}_"
+            figure = figures.add(
+                plot_rank_shift(comparison.shift),
+                f"rank_shift_{prefix}{comparison.target}.png",
+                f"rank shift from {comparison.source} to {comparison.target}",
+                "Bump chart: each learner's mean rank on both sides, named at both "
+                "ends; solid lines are changes beyond their 95% interval.",
+            )
+        items.append(
+            {
+                "title": _comparison_title(
+                    comparison.axis, comparison.source, comparison.target
+                ),
+                "table": rank_shift_table(comparison.shift),
+                "figure": figure,
+            }
+        )
+    return items
+
+
+def _figures(
+    analysis: Analysis, figures: _Figures, curve_metrics: list[str]
+) -> dict[str, Any]:
+    """The figures of the leaderboard, critical-difference, curve and difficulty
+    sections, with notes where one cannot be drawn."""
+    from . import plotting
+
+    frame, metric = analysis.frame, analysis.metric
+    label = get_metric(metric).label
+    result: dict[str, Any] = {
+        "leaderboard_figure": figures.add(
+            plotting.plot_leaderboard(analysis.board),
+            "leaderboard.png",
+            f"leaderboard by {label}",
+            "Mean rank (dot) and its 95% bootstrap interval (bar) per group; "
+            "learners whose bars overlap are not told apart.",
+        ),
+        "critical_difference_figure": figures.add(
+            plotting.plot_critical_difference(analysis.cd),
+            "critical_difference.png",
+            f"critical-difference diagrams by {label}",
+            "Critical-difference diagrams: mean ranks on the axis (1 = best), "
+            "learners labelled with their mean rank; a black bar joins learners "
+            "that do not differ significantly; the CD bar shows the critical "
+            "difference.",
+        ),
+        "curves": _curve_figures(frame, curve_metrics, figures),
+        "curve_notes": [],
+        "difficulty_figure": None,
+        "difficulty_notes": [],
+    }
+    if _DIFFICULTY in frame and frame[_DIFFICULTY].notna().any():
+        result["difficulty_figure"] = figures.add(
+            plotting.plot_difficulty(frame, metric, difficulty=_DIFFICULTY),
+            "difficulty.png",
+            f"{label} against the weakest edge of the true graph",
+            f"{label} against the smallest absolute partial correlation on an edge "
+            "of the true graph: the weaker that edge, the harder the graph is to "
+            "recover.",
+        )
+    else:
+        result["difficulty_notes"].append(
+            "The results do not record the difficulty of their graphs (rows written "
+            "by an older version, or graphs without edges)."
+        )
+    return result
+
+
+def _no_figures(reason: str) -> dict[str, Any]:
+    return {
+        "leaderboard_figure": None,
+        "critical_difference_figure": None,
+        "curves": [],
+        "curve_notes": [reason],
+        "difficulty_figure": None,
+        "difficulty_notes": [reason],
+    }
+
+
 def _context(
     analysis: Analysis,
     figures: _Figures | None,
@@ -160,108 +247,39 @@ def _context(
     missing_plot: str | None,
 ) -> dict[str, Any]:
     """Everything the template shows, as text, tables and figures."""
-    from . import plotting
-
-    frame, metric = analysis.frame, analysis.metric
-    entry = get_metric(metric)
-    label = entry.label
-    comparisons = []
-    for comparison in analysis.comparisons:
-        item = {
-            "title": _comparison_title(
-                comparison.axis, comparison.source, comparison.target
-            ),
-            "table": rank_shift_table(comparison.shift),
-            "figure": None,
-        }
-        if figures is not None:
-            item["figure"] = figures.add(
-                plotting.plot_rank_shift(comparison.shift),
-                f"rank_shift_{comparison.axis}_{comparison.target}.png"
-                if comparison.axis != "generator"
-                else f"rank_shift_{comparison.target}.png",
-                f"rank shift from {comparison.source} to {comparison.target}",
-                "Bump chart: each learner's mean rank on both sides, named at both "
-                "ends; solid lines are changes beyond their 95% interval.",
-            )
-        comparisons.append(item)
-
-    curve_notes, curves = [], []
-    difficulty_notes, difficulty_figure = [], None
-    leaderboard_figure = cd_figure = None
-    if figures is None:
-        curve_notes.append(missing_plot)
-        difficulty_notes.append(missing_plot)
-    else:
-        leaderboard_figure = figures.add(
-            plotting.plot_leaderboard(analysis.board),
-            "leaderboard.png",
-            f"leaderboard by {label}",
-            "Mean rank (dot) and its 95% bootstrap interval (bar) per group; "
-            "learners whose bars overlap are not told apart.",
-        )
-        cd_figure = figures.add(
-            plotting.plot_critical_difference(analysis.cd),
-            "critical_difference.png",
-            f"critical-difference diagrams by {label}",
-            "Critical-difference diagrams: mean ranks on the axis (1 = best), "
-            "learners labelled with their mean rank; a black bar joins learners "
-            "that do not differ significantly; the CD bar shows the critical "
-            "difference.",
-        )
-        if curve_metrics:
-            curves = _curve_figures(frame, curve_metrics, figures)
-        else:
-            curve_notes.append("None of the curve metrics is in the results.")
-        has_difficulty = _DIFFICULTY in frame and frame[_DIFFICULTY].notna().any()
-        if has_difficulty:
-            difficulty_figure = figures.add(
-                plotting.plot_difficulty(frame, metric, difficulty=_DIFFICULTY),
-                "difficulty.png",
-                f"{label} against the weakest edge of the true graph",
-                f"{label} against the smallest absolute partial correlation on an "
-                "edge of the true graph: the weaker that edge, the harder the graph "
-                "is to recover.",
-            )
-        else:
-            difficulty_notes.append(
-                "The results do not record the difficulty of their graphs (rows "
-                "written by an older version, or graphs without edges)."
-            )
-
-    grouping = " and ".join({"data_model": "data model"}.get(c, c) for c in analysis.by)
-    configuration = (
-        json.dumps(dict(metadata), indent=2, default=str, sort_keys=True)
-        if metadata
-        else ""
+    frame = analysis.frame
+    entry = get_metric(analysis.metric)
+    drawn = (
+        _no_figures(missing_plot or "")
+        if figures is None
+        else _figures(analysis, figures, curve_metrics)
     )
     return {
         "title": title,
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "version": __version__,
-        "metric_label": label,
-        "direction": "higher is better"
-        if entry.greater_is_better
-        else ("lower is better"),
+        "metric_label": entry.label,
+        "direction": (
+            "higher is better" if entry.greater_is_better else "lower is better"
+        ),
         "sections": _SECTIONS,
         "findings": findings(analysis),
         "grid": grid_table(frame),
-        "grouping": grouping,
+        "grouping": " and ".join(c.replace("_", " ") for c in analysis.by),
         "board": leaderboard_table(analysis.board),
         "overall": leaderboard_table(analysis.overall),
-        "leaderboard_figure": leaderboard_figure,
         "critical_differences": critical_difference_table(analysis.cd),
-        "critical_difference_figure": cd_figure,
-        "comparisons": comparisons,
+        "comparisons": _comparisons(analysis, figures),
         "several_data_models": frame["data_model"].nunique() > 1,
         "agreement": agreement_table(analysis.comparisons),
-        "curves": curves,
-        "curve_notes": [n for n in curve_notes if n],
-        "difficulty_figure": difficulty_figure,
-        "difficulty_notes": [n for n in difficulty_notes if n],
         "failures": failure_table(frame),
         "versions": versions_table(frame),
-        "configuration": configuration,
+        "configuration": (
+            json.dumps(dict(metadata), indent=2, default=str, sort_keys=True)
+            if metadata
+            else ""
+        ),
+        **drawn,
     }
 
 
@@ -370,6 +388,8 @@ def write_report(
         curves = present or [analysis.metric]
     else:
         curves = [get_metric(m).name for m in curve_metrics]
+        if not curves:
+            raise ValueError("curve_metrics is empty; give None for the default")
         absent = [m for m in curves if m not in analysis.frame.columns]
         if absent:
             raise ValueError(f"curve_metrics {absent} are not in these results")
