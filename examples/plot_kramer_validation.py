@@ -35,7 +35,7 @@ matplotlib.use("Agg")
 import pandas as pd
 
 from skggm_bench.benchmark import Benchmark
-from skggm_bench.benchmark.leaderboard import rank_shift
+from skggm_bench.benchmark.leaderboard import format_rank_shift, rank_shift
 from skggm_bench.benchmark.plotting import plot_results
 from skggm_bench.generators import DiagonalDominance, TriangulatedOrthogonalization
 from skggm_bench.learners import (
@@ -101,4 +101,4 @@ with pd.option_context("display.width", 120, "display.max_columns", 20):
     print("\nMean TPR and PPV over n and repeats:\n", summary)
     shift = rank_shift(frame, "tpr", "diagdom", "port_chol")
     print("\nRank shift by TPR, diagonal dominance -> triangulated orthogonalization:")
-    print(shift)
+    print(format_rank_shift(shift).to_string(index=False))
