@@ -507,20 +507,21 @@ def test_read_only_folders_and_stores(micro, tmp_path):
 
 
 def test_leaderboard_into_a_closed_pipe_exits_quietly(micro):
+    """As under ``skggm-bench leaderboard | head -3``, with the reader gone first.
+
+    Closing the pipe before the command writes makes the write fail for certain
+    (with ``head`` a short output may fit in the pipe before it closes).
+    """
     _, store = micro
     command = [sys.executable, "-m", "skggm_bench.cli", "leaderboard", "--store",
                str(store)]  # fmt: skip
-    shell = f"{' '.join(command)} | head -3"
-    done = subprocess.run(["sh", "-c", shell], capture_output=True, text=True)
-    assert done.stderr == "" and len(done.stdout.splitlines()) == 3
-    # The reader is gone before the first line is written: no traceback either.
     process = subprocess.Popen(
         command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
     process.stdout.close()
     err = process.stderr.read()
     assert process.wait(timeout=120) == 1
-    assert err == ""
+    assert err == ""  # no traceback, no "Exception ignored" at exit
 
 
 def test_sample_refuses_what_the_machine_cannot_hold(workdir, capsys):
