@@ -75,9 +75,9 @@ def warm_up(n_jobs: int, backend: str) -> float:
     return time.perf_counter() - start
 
 
-def scaling(n_jobs_list: list[int], backend: str) -> list[dict]:
+def scaling(n_jobs_list: list[int], backend: str, out: str | None) -> list[dict]:
     learners = get_preset("quick").make_learners()
-    rows = []
+    rows: list[dict] = []
     for n_jobs in n_jobs_list:
         startup = warm_up(n_jobs, backend) if n_jobs > 1 else 0.0
         bench = grid(learners, n_jobs, backend)
@@ -107,6 +107,9 @@ def scaling(n_jobs_list: list[int], backend: str) -> list[dict]:
             f"(wall / bound = {wall / bound:.2f}); worker start-up {startup:.1f} s",
             flush=True,
         )
+        if out:  # after each run: a run stopped later keeps what was measured
+            with open(out, "w") as handle:
+                json.dump({"cpus": os.cpu_count(), "scaling": rows}, handle, indent=2)
     base = next((r for r in rows if r["n_jobs"] == 1), None)
     if base is not None:
         print("\nn_jobs  speed-up  efficiency")
@@ -167,7 +170,8 @@ def main() -> None:
     warnings.simplefilter("ignore")
     os.environ.setdefault("PYTHONWARNINGS", "ignore")
     print(f"{os.cpu_count()} CPUs; load average {os.getloadavg()}", flush=True)
-    figures = {"cpus": os.cpu_count(), "scaling": scaling(args.n_jobs, args.backend)}
+    rows = scaling(args.n_jobs, args.backend, args.out)
+    figures = {"cpus": os.cpu_count(), "scaling": rows}
     if args.overhead:
         figures["overhead"] = overhead(args.backend)
     if args.out:
