@@ -48,8 +48,8 @@ def _average_precision(labels: NDArray[np.bool_], scores: NDArray[np.float64]) -
     last = np.flatnonzero(np.r_[np.diff(sorted_scores) != 0, True])
     true_positives = np.cumsum(sorted_labels)[last]
     precision = true_positives / (last + 1)
-    recall_steps = np.diff(np.r_[0, true_positives]) / true_positives[-1]
-    return float(np.sum(recall_steps * precision))
+    recall = true_positives / true_positives[-1]
+    return float(np.sum(np.diff(recall, prepend=0.0) * precision))
 
 
 def _require_both_classes(labels: NDArray[np.bool_], what: str) -> None:
