@@ -4,12 +4,12 @@ Scheduling
     Every fit is one task. At the end of a run the workers that are done wait for
     the others, so the tasks that run last must be short: the scheduler hands out
     the fit with the *longest expected time* first (longest-processing-time-first
-    scheduling). A fit's expected time is its learner's cost per unit of work times
-    the size of its data set (``n_samples * n_features**2``); the cost per unit is
-    learned while the run goes, from the fit times of the finished fits of the same
-    learner. A learner not measured yet goes first with its largest fit, so that its
-    cost is learned early. Fits of one cell are handed out together where that does
-    not change the order, so a worker reuses the cell it has drawn.
+    scheduling). A fit's expected time is the cost per unit of work of its learner
+    at its density, times the size of its data set (``n_samples * n_features**2``);
+    the costs are learned while the run goes, from the fit times of the finished
+    fits. A (learner, density) not measured yet goes first with its largest fit, so
+    that its cost is learned early. Fits of one cell are handed out together where
+    that does not change the order, so a worker reuses the cell it has drawn.
 
 Backends
     joblib runs the tasks with the backend of the user's choice (``"loky"``,
@@ -68,13 +68,20 @@ def backend_problem(backend: str) -> str | None:
 _WAVE_PER_WORKER = 4
 
 
-def _size(fit: Fit) -> float:
-    """The work of a fit, up to a learner-specific factor."""
-    return float(fit.n_samples) * float(fit.cell.n_features) ** 2
+def _size(n_samples: float, n_features: float) -> float:
+    """The work of a fit, up to a factor that depends on the learner and density."""
+    return float(n_samples) * float(n_features) ** 2
 
 
 class Scheduler:
     """The pending fits, handed out longest-expected-first (thread-safe).
+
+    Fits are grouped by (learner, density): a learner's cost per unit of work
+    (``n_samples * n_features**2``) depends on how dense the graph is (a lasso path
+    on a dense graph has many more knots), not much on anything else. Each group is
+    ordered largest first, and the next fit is the head of the group with the
+    longest expected time; a group not measured yet goes first, so that its cost is
+    learned early.
 
     Parameters
     ----------
@@ -84,53 +91,66 @@ class Scheduler:
 
     def __init__(self, fits: Sequence[Fit]) -> None:
         self._lock = threading.Lock()
-        queues: dict[str, list[Fit]] = {}
+        groups: dict[tuple, list[Fit]] = {}
         for fit in fits:
-            queues.setdefault(fit.learner, []).append(fit)
-        # Each learner's fits largest first; equal sizes keep their cells together.
-        for queue in queues.values():
-            queue.sort(key=lambda f: (-_size(f), str(f.cell), f.data_model))
-        self._queues = {learner: queue[::-1] for learner, queue in queues.items()}
-        self._cost: dict[str, tuple[float, int]] = {}  # learner: (seconds/size, n)
-        self._started: set[str] = set()
+            groups.setdefault(self._group(fit.learner, fit.cell.density), []).append(
+                fit
+            )
+        # Largest last (popped first); equal sizes keep their cells together, so a
+        # worker's next fit is likely on the data set it has just drawn.
+        self._groups = {
+            key: sorted(
+                group,
+                key=lambda f: (_size(f.n_samples, f.cell.n_features), str(f.cell)),
+            )
+            for key, group in groups.items()
+        }
+        self._cost: dict[tuple, tuple[float, int]] = {}  # group: (s per size, n)
+        self._started: set[tuple] = set()
+
+    @staticmethod
+    def _group(learner: str, density: float | None) -> tuple:
+        return (learner, None if density is None or density != density else density)
 
     def __iter__(self) -> Iterator[Fit]:
         return self
 
+    def _expected(self, key: tuple, default: float) -> float:
+        learner_costs = [
+            cost for (learner, _), (cost, _) in self._cost.items() if learner == key[0]
+        ]
+        fallback = max(learner_costs) if learner_costs else default
+        head = self._groups[key][-1]
+        return self._cost.get(key, (fallback, 0))[0] * _size(
+            head.n_samples, head.cell.n_features
+        )
+
     def __next__(self) -> Fit:
         with self._lock:
-            pending = [learner for learner, queue in self._queues.items() if queue]
+            pending = [key for key, group in self._groups.items() if group]
             if not pending:
                 raise StopIteration
-            unmeasured = [
-                learner for learner in pending if learner not in self._started
-            ]
+            unmeasured = [key for key in pending if key not in self._started]
             if unmeasured:
-                learner = unmeasured[0]
+                # The largest unmeasured group first: it is the likeliest long one.
+                key = max(unmeasured, key=lambda k: self._expected(k, 1.0))
             else:
                 known = [cost for cost, _ in self._cost.values()]
                 default = max(known) if known else 1.0
-
-                def expected(learner: str) -> float:
-                    cost = self._cost.get(learner, (default, 0))[0]
-                    return cost * _size(self._queues[learner][-1])
-
-                learner = max(pending, key=expected)
-            self._started.add(learner)
-            return self._queues[learner].pop()
+                key = max(pending, key=lambda k: self._expected(k, default))
+            self._started.add(key)
+            return self._groups[key].pop()
 
     def record(self, row: dict) -> None:
         """Learn from a finished fit's time (a row of the result table)."""
         fit_time = row.get("fit_time")
-        if fit_time is None or not fit_time == fit_time:  # NaN: no fit ran
+        if fit_time is None or fit_time != fit_time:  # NaN: no fit ran
             return
-        size = float(row["n_samples"]) * float(row["n_features"]) ** 2
+        key = self._group(row["learner"], row["density"])
+        unit = fit_time / _size(row["n_samples"], row["n_features"])
         with self._lock:
-            cost, count = self._cost.get(row["learner"], (0.0, 0))
-            self._cost[row["learner"]] = (
-                (cost * count + fit_time / size) / (count + 1),
-                count + 1,
-            )
+            cost, count = self._cost.get(key, (0.0, 0))
+            self._cost[key] = ((cost * count + unit) / (count + 1), count + 1)
 
 
 def execute(
