@@ -35,6 +35,7 @@ __all__ = [
     "describe_os_error",
     "installed_backends_help",
     "metric_name",
+    "preset_names",
     "run_study",
     "sample_matrices",
     "show_leaderboard",
@@ -79,6 +80,14 @@ def metric_name(text: str) -> str:
         return get_metric(text).name
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def preset_names() -> str:
+    """The built-in studies, the default first (for ``--preset``)."""
+    from .benchmark.config import PRESETS
+
+    others = sorted(name for name in PRESETS if name != DEFAULT_PRESET)
+    return ", ".join([f"{DEFAULT_PRESET} (default)", *others])
 
 
 def installed_backends_help() -> str:

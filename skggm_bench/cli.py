@@ -48,6 +48,7 @@ from ._commands import (
     describe_os_error,
     installed_backends_help,
     metric_name,
+    preset_names,
     run_study,
     sample_matrices,
     show_leaderboard,
@@ -79,7 +80,7 @@ def _add_study_options(parser: argparse.ArgumentParser, *, for_run: bool) -> Non
     study.add_argument(
         "--preset",
         metavar="NAME",
-        help=f"built-in study {what}: quick (default), kramer2009 or covariance",
+        help=_HelpOnDemand(lambda: f"built-in study {what}: {preset_names()}"),
     )
     study.add_argument(
         "--config", metavar="FILE.toml", type=Path, help=f"TOML study file {what}"
