@@ -97,6 +97,9 @@ class Table:
         the others (numbers and intervals) stay on one line.
     caption : str
         What the table shows.
+    quoted : frozenset of str
+        Columns that quote text as it was recorded (failure messages), not
+        values formatted here.
     """
 
     columns: list[str]
@@ -104,6 +107,7 @@ class Table:
     n_group: int = 0
     wrap: frozenset[str] = field(default_factory=frozenset)
     caption: str = ""
+    quoted: frozenset[str] = field(default_factory=frozenset)
 
     def groups(self) -> list[tuple[list[str], list[list[str]]]]:
         """``(group values, rows without the group columns)``, in table order."""
@@ -474,6 +478,7 @@ def failure_table(frame: pd.DataFrame) -> Table:
         columns=["status", "message", "fits", "learners", "generators"],
         rows=[row for _, row in rows],
         wrap=frozenset({"message", "learners", "generators"}),
+        quoted=frozenset({"message"}),
         caption="Fits that did not finish, grouped by message (messages that differ "
         "only in their numbers are one group).",
     )
@@ -860,36 +865,71 @@ def _shift_sentences(analysis: Analysis) -> list[str]:
 
 
 def _agreement_sentences(analysis: Analysis) -> list[str]:
-    """Kendall's tau over the whole grid, and where it is lowest."""
+    """Kendall's tau over the whole grid, and where it is lowest.
+
+    Several comparisons from the same reference share one sentence.
+    """
     sentences = []
+    by_reference: dict[tuple[str, str], list[Comparison]] = {}
     for comparison in analysis.comparisons:
-        agreement = comparison.agreement
-        by = list(agreement.attrs.get("by", ()))
-        sides = (
-            f"{_under(comparison.axis, comparison.source)} and "
-            f"{_under(comparison.axis, comparison.target)}"
-        )
-        overall = agreement[agreement["scope"] == "overall"].iloc[0]
-        if overall["comparison"] != "compared":
-            sentences.append(
-                f"The learner orderings {sides} cannot be compared: fewer than two "
-                "learners have results on both sides."
-            )
+        key = (comparison.axis, comparison.source)
+        by_reference.setdefault(key, []).append(comparison)
+    scale = "(1: the same order, -1: reversed)"
+    for (axis, source), comparisons in by_reference.items():
+        if len(comparisons) == 1:
+            sentences.append(_agreement_sentence(comparisons[0], scale))
             continue
-        tau = format_interval(overall["tau"], overall["tau_low"], overall["tau_high"])
-        sentence = (
-            f"Kendall's tau between the learner orderings {sides} is {tau} over the "
-            "whole grid (1: the same order, -1: reversed)"
+        lead = (
+            f"under {source} and under each other generator"
+            if axis == "generator"
+            else f"with {source} data and with each other data model"
         )
-        groups = agreement[
-            (agreement["scope"] == "group") & (agreement["comparison"] == "compared")
-        ]
-        if len(groups) > 1:
-            lowest = groups.loc[groups["tau"].idxmin()]
-            low = format_interval(lowest["tau"], lowest["tau_low"], lowest["tau_high"])
-            sentence += f"; lowest ({_where(by, [lowest[c] for c in by])}): {low}"
-        sentences.append(sentence + ".")
+        parts = []
+        for comparison in comparisons:
+            overall = _overall(comparison.agreement)
+            tau = (
+                format_interval(overall["tau"], overall["tau_low"], overall["tau_high"])
+                if overall["comparison"] == "compared"
+                else "no data"
+            )
+            parts.append(f"{comparison.target} {tau}")
+        sentences.append(
+            f"Kendall's tau between the learner orderings {lead}, over the whole "
+            f"grid {scale}: {'; '.join(parts)}."
+        )
     return sentences
+
+
+def _overall(agreement: pd.DataFrame) -> pd.Series:
+    return agreement[agreement["scope"] == "overall"].iloc[0]
+
+
+def _agreement_sentence(comparison: Comparison, scale: str) -> str:
+    agreement = comparison.agreement
+    by = list(agreement.attrs.get("by", ()))
+    sides = (
+        f"{_under(comparison.axis, comparison.source)} and "
+        f"{_under(comparison.axis, comparison.target)}"
+    )
+    overall = _overall(agreement)
+    if overall["comparison"] != "compared":
+        return (
+            f"The learner orderings {sides} cannot be compared: fewer than two "
+            "learners have results on both sides."
+        )
+    tau = format_interval(overall["tau"], overall["tau_low"], overall["tau_high"])
+    sentence = (
+        f"Kendall's tau between the learner orderings {sides} is {tau} over the "
+        f"whole grid {scale}"
+    )
+    groups = agreement[
+        (agreement["scope"] == "group") & (agreement["comparison"] == "compared")
+    ]
+    if len(groups) > 1:
+        lowest = groups.loc[groups["tau"].idxmin()]
+        low = format_interval(lowest["tau"], lowest["tau_low"], lowest["tau_high"])
+        sentence += f"; lowest ({_where(by, [lowest[c] for c in by])}): {low}"
+    return sentence + "."
 
 
 def _critical_difference_sentences(analysis: Analysis) -> list[str]:
