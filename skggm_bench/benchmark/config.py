@@ -132,14 +132,14 @@ def _imputed(*steps: dict[str, Any]) -> dict[str, Any]:
 
 #: Built-in studies, in the configuration-file schema (see the module docstring).
 PRESETS: dict[str, dict[str, Any]] = {
-    # Sized to finish in about 2 minutes on 2 cores (83 s of CPU time in all,
-    # measured; see docs/cli.md) while still showing the paper's point: at density
-    # 0.25, under diagonal dominance the graphical lasso ranks first on F1 and PLS
-    # last; under triangulated orthogonalization the graphical lasso drops to 5th
-    # and PLS rises to 3rd, with paired bootstrap intervals of the rank change that
-    # exclude 0. p=30 keeps the lasso-type fits near 1 s; 4 repeats already separate
-    # that shift; the graphical lasso uses a lighter CV (3 folds, 2 refinements)
-    # because with the defaults it dominated the run time.
+    # Sized to finish in a few minutes on 2 cores while still showing the paper's
+    # point: at density 0.25 the graphical lasso falls from 2nd on F1 under
+    # diagonal dominance to 5th under triangulated orthogonalization, and PLS rises
+    # from 5th to 3rd, with paired bootstrap intervals of the rank change that
+    # exclude 0 (docs/leaderboards.md; tests/test_docs_examples.py re-derives it).
+    # p=30 keeps the lasso-type fits near 1 s; 4 repeats already separate that
+    # shift; the graphical lasso uses a lighter CV (3 folds, 2 refinements) because
+    # with the defaults it dominated the run time.
     "quick": {
         "description": "A 2-minute study: diagonal dominance vs triangulated "
         "orthogonalization, the Krämer learners and the graphical lasso, p=30.",
