@@ -271,28 +271,20 @@ class ChildProcess:
         child_end.close()
         self._pid, self._conn = pid, parent_end
 
-    def _stop(self) -> int | None:
-        """Kill and reap the child; return its wait status (None if none)."""
-        pid, conn = self._pid, self._conn
-        self._pid = self._conn = None
-        if conn is not None:
-            conn.close()
-        if pid is None:
-            return None
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
-        with contextlib.suppress(ChildProcessError):
-            return os.waitpid(pid, 0)[1]
-        return None
+    def _stop(self, *, kill: bool = True) -> int | None:
+        """Reap the child (killing it first, unless it is exiting on its own).
 
-    def _reap(self) -> int | None:
-        """Wait for a child that is exiting on its own; return its wait status."""
+        Returns its wait status, or None if there was none.
+        """
         pid, conn = self._pid, self._conn
         self._pid = self._conn = None
         if conn is not None:
             conn.close()
         if pid is None:
             return None
+        if kill:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
         with contextlib.suppress(ChildProcessError):
             return os.waitpid(pid, 0)[1]
         return None
@@ -363,7 +355,7 @@ class ChildProcess:
                 )
             return self._conn.recv()
         except (BrokenPipeError, ConnectionResetError, EOFError, OSError):
-            status = self._reap()
+            status = self._stop(kill=False)
             if _idle_exit(status):
                 return None
             return self._death(status, time.perf_counter() - start)

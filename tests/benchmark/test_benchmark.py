@@ -15,7 +15,6 @@ import sys
 import textwrap
 import time
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -353,26 +352,7 @@ def test_raising_and_nan_learners_become_failed_rows(reference):
     assert (frame[frame.learner.isin(LEARNERS)].status == "ok").all()
 
 
-def forked_children():
-    """PIDs of the live forked children of this process (Linux).
-
-    A forked child runs the command line of its parent; the worker processes that
-    joblib keeps for reuse run another one and are not counted.
-    """
-    me = Path("/proc/self/cmdline").read_bytes()
-    children = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-            cmdline = (stat.parent / "cmdline").read_bytes()
-        except OSError:
-            continue
-        if int(fields[1]) == os.getpid() and fields[0] != "Z" and cmdline == me:
-            children.append(int(stat.parent.name))
-    return children
-
-
-def test_slow_fits_time_out_and_are_stopped():
+def test_slow_fits_time_out_and_are_stopped(forked_children):
     timeout = 0.2
     learners = {"sleep": SleepingLearner(), "lw": LedoitWolf()}
     start = time.monotonic()

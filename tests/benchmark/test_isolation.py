@@ -13,7 +13,6 @@ import sys
 import textwrap
 import threading
 import time
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -122,21 +121,6 @@ def study(n_jobs=1, backend="loky", learners=None, **changes):
     return Benchmark({"dd": DiagonalDominance()}, learners, **params)
 
 
-def forked_children():
-    """PIDs of the live forked children of this process (Linux)."""
-    me = Path("/proc/self/cmdline").read_bytes()
-    children = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-            cmdline = (stat.parent / "cmdline").read_bytes()
-        except OSError:
-            continue
-        if int(fields[1]) == os.getpid() and fields[0] != "Z" and cmdline == me:
-            children.append(int(stat.parent.name))
-    return children
-
-
 def check_outcomes(frame):
     for kind, (status, message) in EXPECTED.items():
         row = frame[frame.learner == kind]
@@ -161,7 +145,7 @@ def reference():
     ("n_jobs", "backend"), [(1, "loky"), (2, "loky"), (2, "threading")]
 )
 def test_every_misbehaviour_is_one_row_and_the_study_finishes(
-    reference, n_jobs, backend
+    reference, n_jobs, backend, forked_children
 ):
     start = time.monotonic()
     frame = study(n_jobs, backend).run().frame
