@@ -61,16 +61,36 @@ from __future__ import annotations
 
 import functools
 import numbers
-import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 import scipy.stats
 from sklearn.utils import check_random_state
 
-from ..metrics import get_metric
-from ._schema import GRID_COLUMNS, check_results_frame, rankable_metric
+from ._ranking import (
+    MISSING,
+    OK,
+    as_columns,
+    block_values,
+    bootstrap_indices,
+    bootstrap_mean,
+    bootstrap_weights,
+    check_bootstrap,
+    check_by,
+    check_frame,
+    greater_is_better,
+    groups,
+    insert_key,
+    long_ranks,
+    percentile_interval,
+    rank_matrix,
+    ratio,
+    scenario_columns,
+    unit_arrays,
+    wide_groups,
+)
+from ._schema import GRID_COLUMNS
 
 __all__ = [
     "GRID_COLUMNS",
@@ -86,148 +106,14 @@ __all__ = [
     "win_probability",
 ]
 
-_REQUIRED = (*GRID_COLUMNS, "learner", "repeat", "status")
-_OK = "ok"
-_MISSING = "missing"
 #: ``comparison`` values of the comparison tables.
 _COMPARED = "compared"
 _NO_DATA = "no data"
 
 
 # --------------------------------------------------------------------------------------
-# Validation
-# --------------------------------------------------------------------------------------
-
-
-def _scenario_columns(frame: pd.DataFrame) -> list[str]:
-    """The grid columns of ``frame`` (all of :data:`GRID_COLUMNS`, once checked)."""
-    return [column for column in GRID_COLUMNS if column in frame.columns]
-
-
-def _block_columns(frame: pd.DataFrame) -> list[str]:
-    """The columns that identify a block: the scenario and the repeat."""
-    return [*_scenario_columns(frame), "repeat"]
-
-
-def _check_frame(frame: object, metric: str) -> tuple[pd.DataFrame, str]:
-    """The result table, checked, and the canonical name of the metric to rank by."""
-    if not isinstance(metric, str):
-        raise TypeError(f"metric must be a metric name (str), got {metric!r}")
-    frame = check_results_frame(frame, what="frame")
-    metric = rankable_metric(metric, frame)
-    if not pd.api.types.is_numeric_dtype(frame[metric]):
-        raise ValueError(
-            f"metric column {metric!r} must be numeric, got dtype {frame[metric].dtype}"
-        )
-    if frame.empty:
-        raise ValueError("frame has no rows: there is nothing to rank")
-    key = [*_block_columns(frame), "learner"]
-    duplicated = frame.duplicated(subset=key, keep=False)
-    if duplicated.any():
-        first = frame.loc[duplicated, key].iloc[0].to_dict()
-        raise ValueError(
-            f"frame has {int(duplicated.sum())} rows sharing a task key; each "
-            f"(scenario, repeat, learner) must appear once, e.g. {first}"
-        )
-    return frame, metric
-
-
-def _greater_is_better(metric: str) -> bool:
-    return get_metric(metric).greater_is_better
-
-
-def _as_columns(by: object) -> list[str]:
-    if isinstance(by, str):
-        by = (by,)
-    if not isinstance(by, Iterable):
-        raise TypeError(f"by must be a sequence of column names, got {by!r}")
-    return list(by)
-
-
-def _check_by(by: object, frame: pd.DataFrame) -> list[str]:
-    """``by`` as a list of grid columns, generator first (always present)."""
-    by = _as_columns(by)
-    allowed = _scenario_columns(frame)
-    unknown = [column for column in by if column not in allowed]
-    if unknown:
-        raise ValueError(f"by={unknown} are not grid columns; choose among {allowed}")
-    # Leaderboards are always split by generator: pooling generators would hide the
-    # very rank shift the benchmark exists to show.
-    return ["generator", *dict.fromkeys(c for c in by if c != "generator")]
-
-
-def _check_bootstrap(confidence: object, n_bootstrap: object) -> None:
-    if not isinstance(confidence, numbers.Real) or not 0 < confidence < 1:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
-    if (
-        isinstance(n_bootstrap, bool)
-        or not isinstance(n_bootstrap, numbers.Integral)
-        or n_bootstrap < 1
-    ):
-        raise ValueError(f"n_bootstrap must be a positive integer, got {n_bootstrap!r}")
-
-
-def _groups(
-    table: pd.DataFrame, columns: list[str]
-) -> list[tuple[tuple, pd.DataFrame]]:
-    """``(key, part)`` per value of ``columns`` (sorted; NaN is a value), or one."""
-    if not columns:
-        return [((), table)]
-    return list(table.groupby(columns, sort=True, dropna=False))
-
-
-def _insert_key(table: pd.DataFrame, columns: list[str], key: tuple) -> pd.DataFrame:
-    for index, (column, value) in enumerate(zip(columns, key, strict=True)):
-        table.insert(index, column, value)
-    return table
-
-
-# --------------------------------------------------------------------------------------
 # Ranks within blocks
 # --------------------------------------------------------------------------------------
-
-
-def _block_values(
-    frame: pd.DataFrame, metric: str, learners: list[str]
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Wide (block x learner) metric values (NaN unless ok) and statuses."""
-    block = _block_columns(frame)
-    values = frame[metric].astype(float).where(frame["status"] == _OK)
-    wide = frame.assign(_value=values).pivot(
-        index=block, columns="learner", values="_value"
-    )
-    wide = wide.reindex(columns=learners)
-    status = (
-        frame.pivot(index=block, columns="learner", values="status")
-        .reindex(columns=learners)
-        .fillna(_MISSING)
-    )
-    return wide, status
-
-
-def _rank_matrix(values: np.ndarray, metric: str) -> np.ndarray:
-    """Ranks within each row (1 = best); NaN values last; rows without a value NaN."""
-    # Rank descending on a signed copy so "higher is better" holds for every metric;
-    # NaN (failures, timeouts, missing rows, undefined metrics) becomes the worst
-    # value, so those entries share the last places.
-    sign = 1.0 if _greater_is_better(metric) else -1.0
-    signed = np.where(np.isnan(values), -np.inf, sign * values)
-    ranks = scipy.stats.rankdata(-signed, method="average", axis=1)
-    # A block where nobody has a value orders nobody: sharing the average rank
-    # there would pull every learner towards the middle, and give each a position.
-    ranks[~(~np.isnan(values)).any(axis=1)] = np.nan
-    return ranks
-
-
-def _wide_groups(
-    wide: pd.DataFrame, group_columns: list[str]
-) -> list[tuple[tuple, pd.DataFrame]]:
-    """``(key, rows of wide)`` per group, from the block index of ``wide``."""
-    keys = wide.index.to_frame(index=False)
-    return [
-        (key, wide.iloc[part.index.to_numpy()])
-        for key, part in _groups(keys, group_columns)
-    ]
 
 
 def scenario_ranks(frame: pd.DataFrame, metric: str = "f1") -> pd.DataFrame:
@@ -265,104 +151,8 @@ def scenario_ranks(frame: pd.DataFrame, metric: str = "f1") -> pd.DataFrame:
     1       b    0.9      ok   1.0
     2       c    NaN  failed   3.0
     """
-    frame, metric = _check_frame(frame, metric)
-    return _long_ranks(frame, metric, sorted(frame["learner"].unique()))
-
-
-def _long_ranks(frame: pd.DataFrame, metric: str, learners: list[str]) -> pd.DataFrame:
-    """:func:`scenario_ranks` of a checked ``frame`` over the given ``learners``."""
-    wide, status = _block_values(frame, metric, learners)
-    ranks = pd.DataFrame(
-        _rank_matrix(wide.to_numpy(float), metric),
-        index=wide.index,
-        columns=wide.columns,
-    )
-    long = pd.DataFrame(
-        {
-            "value": wide.stack(future_stack=True),
-            "status": status.stack(future_stack=True),
-            "rank": ranks.stack(future_stack=True),
-        }
-    )
-    return long.reset_index()
-
-
-# --------------------------------------------------------------------------------------
-# Bootstrap over repeats
-# --------------------------------------------------------------------------------------
-
-
-def _unit_arrays(
-    ranks: pd.DataFrame, column: str, learners: list[str], units: list
-) -> tuple[np.ndarray, np.ndarray]:
-    """Per-repeat sums and counts of the non-NaN ``column``: shape (n_units, k)."""
-    grouped = ranks.groupby(["repeat", "learner"])[column]
-    sums = grouped.sum(min_count=1).unstack("learner")
-    counts = grouped.count().unstack("learner")
-    sums = sums.reindex(index=units, columns=learners).fillna(0.0).to_numpy(float)
-    counts = counts.reindex(index=units, columns=learners).fillna(0).to_numpy(float)
-    return sums, counts
-
-
-def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(denominator > 0, numerator / np.maximum(denominator, 1), np.nan)
-
-
-def _bootstrap_indices(
-    n_units: int, n_bootstrap: int, rng: np.random.RandomState
-) -> np.ndarray:
-    return rng.randint(n_units, size=(n_bootstrap, n_units))
-
-
-def _bootstrap_weights(
-    n_units: int, n_bootstrap: int, rng: np.random.RandomState
-) -> np.ndarray:
-    """:func:`_multiplicities` of fresh bootstrap draws; no columns without units."""
-    if n_units == 0:
-        return np.zeros((n_bootstrap, 0))
-    return _multiplicities(_bootstrap_indices(n_units, n_bootstrap, rng), n_units)
-
-
-def _multiplicities(indices: np.ndarray, n_units: int) -> np.ndarray:
-    """How often each unit is drawn in each replicate: shape (n_bootstrap, n_units).
-
-    A resampled sum is then one matrix product, ``weights @ per_unit_sums``, however
-    many quantities are resampled together.
-    """
-    rows = np.repeat(np.arange(indices.shape[0]), indices.shape[1])
-    weights = np.zeros((indices.shape[0], n_units))
-    np.add.at(weights, (rows, indices.ravel()), 1.0)
-    return weights
-
-
-def _percentile_interval(
-    replicates: np.ndarray, confidence: float, n_units: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """Percentile interval per column; NaN when fewer than two units exist."""
-    k = replicates.shape[1]
-    if n_units < 2:
-        return np.full(k, np.nan), np.full(k, np.nan)
-    alpha = 100 * (1 - confidence) / 2
-    with warnings.catch_warnings():
-        # A learner that failed in every resampled repeat has all-NaN replicates.
-        warnings.simplefilter("ignore", RuntimeWarning)
-        low, high = np.nanpercentile(replicates, [alpha, 100 - alpha], axis=0)
-    return low, high
-
-
-def _bootstrap_mean(
-    sums: np.ndarray,
-    counts: np.ndarray,
-    indices: np.ndarray,
-    confidence: float,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Pooled mean ``sum / count`` and its bootstrap interval over resampled units."""
-    point = _ratio(sums.sum(axis=0), counts.sum(axis=0))
-    # (B, n_units, k) -> (B, k): pooled sums over the resampled units.
-    replicates = _ratio(sums[indices].sum(axis=1), counts[indices].sum(axis=1))
-    low, high = _percentile_interval(replicates, confidence, sums.shape[0])
-    return point, low, high
+    frame, metric = check_frame(frame, metric)
+    return long_ranks(frame, metric, sorted(frame["learner"].unique()))
 
 
 # --------------------------------------------------------------------------------------
@@ -390,13 +180,13 @@ def _group_board(
     rng: np.random.RandomState,
 ) -> pd.DataFrame:
     units = sorted(ranks["repeat"].unique())
-    indices = _bootstrap_indices(len(units), n_bootstrap, rng)
-    rank_sums, rank_counts = _unit_arrays(ranks, "rank", learners, units)
-    value_sums, value_counts = _unit_arrays(ranks, "value", learners, units)
-    mean_rank, rank_low, rank_high = _bootstrap_mean(
+    indices = bootstrap_indices(len(units), n_bootstrap, rng)
+    rank_sums, rank_counts = unit_arrays(ranks, "rank", learners, units)
+    value_sums, value_counts = unit_arrays(ranks, "value", learners, units)
+    mean_rank, rank_low, rank_high = bootstrap_mean(
         rank_sums, rank_counts, indices, confidence
     )
-    mean_metric, metric_low, metric_high = _bootstrap_mean(
+    mean_metric, metric_low, metric_high = bootstrap_mean(
         value_sums, value_counts, indices, confidence
     )
     # A learner without a single value in the group has no place in its order: its
@@ -417,13 +207,13 @@ def _group_board(
             "metric_low": metric_low,
             "metric_high": metric_high,
             "n_blocks": rank_counts.sum(axis=0).astype(int),
-            "n_ok": status.apply(lambda s: int((s == _OK).sum()))
+            "n_ok": status.apply(lambda s: int((s == OK).sum()))
             .reindex(learners)
             .to_numpy(),
-            "n_failed": status.apply(lambda s: int((~s.isin([_OK, _MISSING])).sum()))
+            "n_failed": status.apply(lambda s: int((~s.isin([OK, MISSING])).sum()))
             .reindex(learners)
             .to_numpy(),
-            "n_missing": status.apply(lambda s: int((s == _MISSING).sum()))
+            "n_missing": status.apply(lambda s: int((s == MISSING).sum()))
             .reindex(learners)
             .to_numpy(),
             "n_repeats": len(units),
@@ -454,14 +244,14 @@ def _boards(
     boards = [
         # sorted groups: the bootstrap draws (one stream for the whole table) are
         # reproducible.
-        _insert_key(
+        insert_key(
             _group_board(
                 group, learners, higher_is_better, confidence, n_bootstrap, rng
             ),
             group_columns,
             key,
         )
-        for key, group in _groups(ranks, group_columns)
+        for key, group in groups(ranks, group_columns)
     ]
     return pd.concat(boards, ignore_index=True)
 
@@ -547,13 +337,13 @@ def leaderboard(
     >>> board["mean_metric"].round(2).tolist()
     [0.6, 0.2]
     """
-    frame, metric = _check_frame(frame, metric)
-    group_columns = _check_by(by, frame)
-    _check_bootstrap(confidence, n_bootstrap)
+    frame, metric = check_frame(frame, metric)
+    group_columns = check_by(by, frame)
+    check_bootstrap(confidence, n_bootstrap)
     rng = check_random_state(random_state)
-    higher_is_better = _greater_is_better(metric)
+    higher_is_better = greater_is_better(metric)
     learners = sorted(frame["learner"].unique())
-    ranks = _long_ranks(frame, metric, learners)
+    ranks = long_ranks(frame, metric, learners)
     result = _boards(
         ranks,
         group_columns,
@@ -579,7 +369,7 @@ def leaderboard(
 
 
 def _check_axis(frame: pd.DataFrame, axis: object) -> str:
-    allowed = _scenario_columns(frame)
+    allowed = scenario_columns(frame)
     if not isinstance(axis, str) or axis not in allowed:
         raise ValueError(
             f"axis={axis!r} is not a grid column of these results; choose among "
@@ -604,10 +394,10 @@ def _comparison_groups(frame: pd.DataFrame, axis: str, by: object) -> list[str]:
     When the compared column is not the generator, the generator still splits the
     table, as it does every leaderboard.
     """
-    columns = _as_columns(by)
+    columns = as_columns(by)
     if axis in columns:
         raise ValueError(f"by must not include {axis!r}: the two are compared")
-    columns = _check_by(columns, frame)
+    columns = check_by(columns, frame)
     return columns if axis != "generator" else columns[1:]
 
 
@@ -639,7 +429,7 @@ class _Comparison:
         axis: object,
         by: object,
     ) -> None:
-        frame, metric = _check_frame(frame, metric)
+        frame, metric = check_frame(frame, metric)
         self.axis = _check_axis(frame, axis)
         self.levels = {
             side: _check_level(frame, self.axis, level, argument)
@@ -658,7 +448,7 @@ class _Comparison:
         self.group_columns = _comparison_groups(frame, self.axis, by)
         self.learners = sorted(frame["learner"].unique())
         self.ranks = {
-            side: _long_ranks(frame[frame[self.axis] == level], metric, self.learners)
+            side: long_ranks(frame[frame[self.axis] == level], metric, self.learners)
             for side, level in self.levels.items()
         }
 
@@ -667,7 +457,7 @@ class _Comparison:
         keys = pd.concat(
             [ranks[self.group_columns] for ranks in self.ranks.values()]
         ).drop_duplicates()
-        keys = [key for key, _ in _groups(keys, self.group_columns)]
+        keys = [key for key, _ in groups(keys, self.group_columns)]
         return [
             (
                 key,
@@ -690,8 +480,8 @@ def _paired_arrays(
     units = sorted(set(ranks_from["repeat"]) & set(ranks_to["repeat"]))
     arrays = {
         side: (
-            *_unit_arrays(ranks, "rank", learners, units),
-            _unit_arrays(ranks, "value", learners, units)[1],
+            *unit_arrays(ranks, "rank", learners, units),
+            unit_arrays(ranks, "value", learners, units)[1],
         )
         for side, ranks in (("from", ranks_from), ("to", ranks_to))
     }
@@ -712,14 +502,14 @@ def _paired_rank_gain(
         nan = np.full(len(learners), np.nan)
         return nan, nan, nan
     (sums_from, counts_from, _), (sums_to, counts_to, _) = arrays.values()
-    weights = _bootstrap_weights(len(units), n_bootstrap, rng)
-    point = _ratio(sums_from.sum(axis=0), counts_from.sum(axis=0)) - _ratio(
+    weights = bootstrap_weights(len(units), n_bootstrap, rng)
+    point = ratio(sums_from.sum(axis=0), counts_from.sum(axis=0)) - ratio(
         sums_to.sum(axis=0), counts_to.sum(axis=0)
     )
-    replicates = _ratio(weights @ sums_from, weights @ counts_from) - _ratio(
+    replicates = ratio(weights @ sums_from, weights @ counts_from) - ratio(
         weights @ sums_to, weights @ counts_to
     )
-    low, high = _percentile_interval(replicates, confidence, len(units))
+    low, high = percentile_interval(replicates, confidence, len(units))
     return point, low, high
 
 
@@ -812,7 +602,7 @@ def rank_shift(
     0       b              2            1              1
     1       a              1            2             -1
     """
-    _check_bootstrap(confidence, n_bootstrap)
+    check_bootstrap(confidence, n_bootstrap)
     comparison = _Comparison(
         frame,
         metric,
@@ -824,7 +614,7 @@ def rank_shift(
     group_columns = comparison.group_columns
     learners = comparison.learners
     rng = check_random_state(random_state)
-    higher_is_better = _greater_is_better(metric)
+    higher_is_better = greater_is_better(metric)
     boards = {
         side: _boards(
             ranks,
@@ -858,7 +648,7 @@ def rank_shift(
                 "rank_gain_high": high,
             }
         )
-        gains.append(_insert_key(part, group_columns, key))
+        gains.append(insert_key(part, group_columns, key))
     table = table.merge(pd.concat(gains), on=[*group_columns, "learner"], how="left")
     compared = table["position_from"].notna() & table["position_to"].notna()
     table["comparison"] = np.where(compared, _COMPARED, _NO_DATA)
@@ -933,7 +723,7 @@ def _agreement_row(
     rng: np.random.RandomState,
 ) -> dict[str, object]:
     units, arrays = _paired_arrays(ranks_from, ranks_to, learners)
-    weights = _bootstrap_weights(len(units), n_bootstrap, rng)
+    weights = bootstrap_weights(len(units), n_bootstrap, rng)
     (sums_from, counts_from, values_from), (sums_to, counts_to, values_to) = (
         arrays.values()
     )
@@ -953,14 +743,14 @@ def _agreement_row(
 
     def mean_ranks(weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         sides = [
-            _ratio(weights @ sums, weights @ counts)[:, usable]
+            ratio(weights @ sums, weights @ counts)[:, usable]
             for sums, counts in ((sums_from, counts_from), (sums_to, counts_to))
         ]
         return sides[0], sides[1]
 
     tau = _kendall_tau_b(*mean_ranks(np.ones((1, len(units)))))[0]
     replicates = _kendall_tau_b(*mean_ranks(weights))
-    low, high = _percentile_interval(replicates[:, None], confidence, len(units))
+    low, high = percentile_interval(replicates[:, None], confidence, len(units))
     return {
         **nan_row,
         "tau": tau,
@@ -1054,7 +844,7 @@ def generator_agreement(
     0    group      0.1 -1.0           3   compared
     1  overall      NaN -1.0           3   compared
     """
-    _check_bootstrap(confidence, n_bootstrap)
+    check_bootstrap(confidence, n_bootstrap)
     comparison = _Comparison(
         frame,
         metric,
@@ -1175,18 +965,18 @@ def win_probability(
     0       a        b  0.167     0     1       2
     1       b        a  0.833     2     1       0
     """
-    frame, metric = _check_frame(frame, metric)
-    group_columns = _check_by(by, frame)
-    _check_bootstrap(confidence, n_bootstrap)
+    frame, metric = check_frame(frame, metric)
+    group_columns = check_by(by, frame)
+    check_bootstrap(confidence, n_bootstrap)
     rng = check_random_state(random_state)
     learners = sorted(frame["learner"].unique())
     k = len(learners)
     first, second = np.nonzero(~np.eye(k, dtype=bool))
     parts = []
-    values, _ = _block_values(frame, metric, learners)
-    for key, wide in _wide_groups(values, group_columns):
+    values, _ = block_values(frame, metric, learners)
+    for key, wide in wide_groups(values, group_columns):
         has_data = wide.notna().to_numpy().any(axis=0)
-        r = _rank_matrix(wide.to_numpy(float), metric)
+        r = rank_matrix(wide.to_numpy(float), metric)
         # Blocks where nobody has a value are not counted.
         counted = ~np.isnan(r).all(axis=1)
         r, wide = r[counted], wide[counted]
@@ -1200,10 +990,10 @@ def win_probability(
         unit_scores = np.zeros((len(units), k * k))
         np.add.at(unit_scores, unit_of_block, score)
         unit_blocks = np.bincount(unit_of_block, minlength=len(units)).astype(float)
-        weights = _bootstrap_weights(len(units), n_bootstrap, rng)
-        point = _ratio(unit_scores.sum(axis=0), unit_blocks.sum())
-        replicates = _ratio(weights @ unit_scores, (weights @ unit_blocks)[:, None])
-        low, high = _percentile_interval(replicates, confidence, len(units))
+        weights = bootstrap_weights(len(units), n_bootstrap, rng)
+        point = ratio(unit_scores.sum(axis=0), unit_blocks.sum())
+        replicates = ratio(weights @ unit_scores, (weights @ unit_blocks)[:, None])
+        low, high = percentile_interval(replicates, confidence, len(units))
         flat = first * k + second
         usable = has_data[first] & has_data[second]
         part = pd.DataFrame(
@@ -1220,7 +1010,7 @@ def win_probability(
                 "comparison": np.where(usable, _COMPARED, _NO_DATA),
             }
         )
-        parts.append(_insert_key(part, group_columns, key))
+        parts.append(insert_key(part, group_columns, key))
     table = pd.concat(parts, ignore_index=True)
     table.attrs.update(
         metric=metric, by=tuple(group_columns), confidence=float(confidence)
@@ -1360,21 +1150,21 @@ def critical_difference(
     >>> cd[["statistic", "p_value", "critical_difference"]].iloc[0].round(3).tolist()
     [6.5, 0.039, 1.657]
     """
-    frame, metric = _check_frame(frame, metric)
+    frame, metric = check_frame(frame, metric)
     if not isinstance(alpha, numbers.Real) or not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
-    group_columns = _check_by(by, frame)
+    group_columns = check_by(by, frame)
     learners = sorted(frame["learner"].unique())
     parts = []
-    wide, _ = _block_values(frame, metric, learners)
-    for key, values in _wide_groups(wide, group_columns):
+    wide, _ = block_values(frame, metric, learners)
+    for key, values in wide_groups(wide, group_columns):
         taking_part = values.columns[values.notna().any(axis=0)]
         values = values[taking_part].to_numpy(float)
         informative = ~np.isnan(values).all(axis=1)
         n_empty = int((~informative).sum())
         # Re-ranked among the learners that take part, so that a learner with no
         # value anywhere cannot share (and shift) the last places.
-        within = _rank_matrix(values[informative], metric)
+        within = rank_matrix(values[informative], metric)
         n, k = within.shape
         # Every learner taking part has a value in some block, so n >= 1 when k >= 1.
         mean_rank = pd.Series(within.sum(axis=0) / max(n, 1), index=taking_part)
@@ -1407,7 +1197,7 @@ def critical_difference(
         part = part.sort_values(
             ["mean_rank", "learner"], kind="stable", na_position="last"
         )
-        parts.append(_insert_key(part.reset_index(drop=True), group_columns, key))
+        parts.append(insert_key(part.reset_index(drop=True), group_columns, key))
     table = pd.concat(parts, ignore_index=True)
     table.attrs.update(metric=metric, alpha=float(alpha), by=tuple(group_columns))
     return table
@@ -1450,7 +1240,7 @@ def failure_summary(frame: pd.DataFrame) -> pd.DataFrame:
     if missing:
         raise ValueError(f"frame lacks the result columns {missing}")
     columns = ["generator", "learner", "status", "message"]
-    failed = frame.loc[frame["status"] != _OK].copy()
+    failed = frame.loc[frame["status"] != OK].copy()
     if "message" not in failed.columns:
         failed["message"] = ""
     failed["message"] = failed["message"].fillna("").astype(str)
