@@ -24,11 +24,16 @@ active set and signs, the solution satisfies the optimality conditions exactly
 (up to the rounding of the linear solves): every inactive ``|d_j| <= t`` and every
 active ``d_j = t s_j`` with ``sign(w_j) = s_j``.
 
-The iteration converges fast from a nearby start, so penalties are followed from
-the largest (empty model) down, each warm-started from the previous solution. A
-node that does not settle within ``_MAX_ITER`` iterations (cycling, or an active
-set too large for its rank) is solved by scikit-learn's coordinate descent
-instead, so the result never depends on the iteration converging.
+The iteration converges fast from a nearby start, so a penalty is reached
+from the largest (empty model) down by warm-started steps. A step that does
+not settle within ``_MAX_ITER`` iterations (the iteration can cycle on strongly
+correlated variables) is retried with a smaller step; a node that keeps failing
+is solved by scikit-learn's coordinate descent and then finished exactly by the
+iteration from there, so the result never depends on the iteration converging
+from afar. For the square-root lasso the closed form is tried first; a node
+where it fails alternates ``sigma = ||residual|| / sqrt(n)`` with an exact lasso
+at ``lam * sigma`` (the scaled lasso of Sun & Zhang 2012, whose fixed point is
+the square-root lasso solution) and is finished by the closed form.
 """
 
 import numpy as np
@@ -42,24 +47,31 @@ _MAX_ITER = 20
 # Fewest variables a node may add to its active set in one iteration (see
 # _limit_entering).
 _MIN_ENTERING = 10
-# Penalties are decreased by at most this factor between two warm starts when a
-# single penalty is asked for (continuation). Halving keeps the number of
-# variables entering per step small, so each step converges in a few iterations.
-_CONTINUATION_RATIO = 0.5
-# A node whose continuation step failed retries with the square root of the
-# step's ratio (the geometric midpoint); once the ratio exceeds this (after four
-# failures from 0.5) it goes to coordinate descent.
+# Largest factor by which a continuation step moves a node's penalty. With the
+# entering limit most steps settle even from the empty model; 0.1 was the
+# fastest of 0.5, 0.25 and 0.1 at p = 100-400 (n = 200).
+_CONTINUATION_RATIO = 0.1
+# A node whose step failed retries with the square root of the step's factor
+# (the geometric midpoint); once the factor exceeds this (after five failures
+# from 0.1) it goes to coordinate descent.
 _SMALLEST_STEP_RATIO = 0.95
 # Coordinate-descent tolerance of the fallback (duality gap relative to ||y||^2,
 # scikit-learn's definition): tight enough for the active-set iteration to
 # finish from its result, loose enough to be reached in floating point.
 _FALLBACK_TOL = 1e-10
 _FALLBACK_MAX_ITER = 10_000
-# Outer iterations of the scaled-lasso alternation (sigma, then lasso at lam sigma)
-# of the square-root lasso fallback, and its relative tolerance on the
-# coefficients.
-_SCALED_MAX_ITER = 200
-_SCALED_RTOL = 1e-10
+# Root search of the square-root lasso fallback (see square_root_lasso): at
+# most this many lasso solves, until t = lam * sigma(t) holds to _SCALED_RTOL
+# (relative). A residual scale below INTERPOLATION_SCALE (the standardised
+# variable has unit variance, so R^2 > 1 - 1e-8) is an exact fit of the data:
+# the lasso at t = lam * sigma is then nearly unpenalised and, with p >= n,
+# too ill-conditioned for the root to be located reliably.
+_SCALED_MAX_ITER = 100
+_SCALED_RTOL = 1e-13
+INTERPOLATION_SCALE = 1e-4
+# Factor by which the root search tries a smaller t when its secant points at
+# or below 0.
+_ROOT_JUMP = 1e-3
 
 
 def _allowed_predictors(R: np.ndarray) -> np.ndarray:
@@ -211,45 +223,148 @@ def _active_set_iterations(R, allowed, nodes, penalty, W, scaled, max_active):
     return settled
 
 
-def _coordinate_descent(Z, allowed, node, lam, start, square_root):
-    """One node at one penalty by scikit-learn's coordinate descent.
-
-    The square-root lasso alternates ``sigma = ||residual|| / sqrt(n)`` with a
-    lasso at ``lam * sigma`` (the scaled lasso of Sun & Zhang 2012, whose fixed
-    point is the square-root lasso solution). Converges always, to the duality
-    gap tolerance.
-    """
-    n_samples = Z.shape[0]
+def _coordinate_descent(Z, allowed, node, lam, start):
+    """Lasso of one node at ``lam`` by scikit-learn's coordinate descent."""
     predictors = np.flatnonzero(allowed[:, node])
     coef = np.zeros(Z.shape[1])
     if predictors.size == 0:
         return coef
     design = np.asfortranarray(Z[:, predictors])
-    target = Z[:, node]
-    gram = design.T @ design
-    xy = design.T @ target
-    current = start[predictors].copy()
-    sigma = 1.0
-    for _ in range(_SCALED_MAX_ITER if square_root else 1):
-        if square_root:
-            sigma = np.linalg.norm(target - design @ current) / np.sqrt(n_samples)
-        with config_context(skip_parameter_validation=True, assume_finite=True):
-            _, coefs, _ = lasso_path(
-                design,
-                target,
-                alphas=[lam * sigma],
-                precompute=gram,
-                Xy=xy,
-                coef_init=current,
-                tol=_FALLBACK_TOL,
-                max_iter=_FALLBACK_MAX_ITER,
-                check_input=False,
-            )
-        previous, current = current, coefs[:, 0]
-        if square_root and np.allclose(current, previous, rtol=_SCALED_RTOL, atol=0):
-            break
-    coef[predictors] = current
+    with config_context(skip_parameter_validation=True, assume_finite=True):
+        _, coefs, _ = lasso_path(
+            design,
+            Z[:, node],
+            alphas=[lam],
+            precompute=design.T @ design,
+            Xy=design.T @ Z[:, node],
+            coef_init=start[predictors].copy(),
+            tol=_FALLBACK_TOL,
+            max_iter=_FALLBACK_MAX_ITER,
+            check_input=False,
+        )
+    coef[predictors] = coefs[:, 0]
     return coef
+
+
+class _Problem:
+    """The data of all node-wise regressions: ``Z``, ``R``, who may enter where."""
+
+    def __init__(self, Z: np.ndarray):
+        n_samples, n_features = Z.shape
+        self.Z = Z
+        self.R = Z.T @ Z / n_samples
+        self.allowed = _allowed_predictors(self.R)
+        # A unique lasso solution has at most rank(centred data) variables; a
+        # larger tentative active set is singular.
+        self.max_active = max(min(n_samples - 1, n_features - 1), 0)
+
+    def iterate(self, nodes, penalty, W, scaled):
+        return _active_set_iterations(
+            self.R, self.allowed, nodes, penalty, W, scaled, self.max_active
+        )
+
+    def residual_scale(self, W, nodes):
+        """``sigma(w)`` of ``nodes`` at their columns of ``W``."""
+        w = W[:, nodes]
+        q = self.R[:, nodes]
+        variance = 1.0 - 2.0 * np.sum(q * w, axis=0) + np.sum(w * (self.R @ w), axis=0)
+        return np.sqrt(np.maximum(variance, 0.0))
+
+    def lasso(self, nodes, target, W, reached):
+        """Exact lasso of ``nodes`` at penalties ``target``, in place in ``W``.
+
+        ``reached[m]`` is the penalty at which column ``m`` of ``W`` is the exact
+        solution; steps of at most ``_CONTINUATION_RATIO`` (either way) lead from
+        there to ``target``.
+        """
+        target_of = dict(zip(nodes.tolist(), target, strict=True))
+        goal = np.zeros(W.shape[1])
+        goal[nodes] = target
+        factor = np.full(W.shape[1], _CONTINUATION_RATIO)
+        while True:
+            moving = nodes[reached[nodes] != goal[nodes]]
+            if moving.size == 0:
+                return
+            with np.errstate(divide="ignore", invalid="ignore"):
+                step = np.clip(
+                    goal[moving] / reached[moving], factor[moving], 1.0 / factor[moving]
+                )
+            proposal = np.where(
+                np.isfinite(reached[moving]), reached[moving] * step, goal[moving]
+            )
+            start = W[:, moving].copy()
+            settled = self.iterate(moving, proposal, W, scaled=False)
+            reached[moving[settled]] = proposal[settled]
+            failed = moving[~settled]
+            W[:, failed] = start[:, ~settled]
+            factor[failed] = np.sqrt(factor[failed])
+            for node in failed[factor[failed] > _SMALLEST_STEP_RATIO]:
+                # Near-optimal from coordinate descent, then exact if the
+                # active-set iteration settles from there.
+                W[:, node] = _coordinate_descent(
+                    self.Z, self.allowed, node, target_of[node], W[:, node]
+                )
+                approximate = W[:, node].copy()
+                if not self.iterate(
+                    np.array([node]), np.array([target_of[node]]), W, scaled=False
+                )[0]:
+                    W[:, node] = approximate
+                reached[node] = target_of[node]
+
+    def square_root_lasso(self, nodes, lam, W):
+        """Exact square-root lasso of ``nodes`` at ``lam``, in place in ``W``.
+
+        ``W`` holds a warm start (a solution at another penalty). Nodes where
+        the closed form does not settle solve ``t = lam * sigma(t)``,
+        ``sigma(t)`` the residual scale of the exact lasso at penalty ``t``
+        (Sun & Zhang's scaled lasso; its root is the square-root lasso
+        solution). ``t -> lam * sigma(t)`` approaches the root from either side
+        without crossing it (``sigma`` is non-decreasing), which brackets it;
+        secant steps inside the bracket make the convergence superlinear. A
+        node whose root is 0 fits its data exactly (``sigma = 0``); it is left
+        at a residual scale below ``INTERPOLATION_SCALE``.
+        """
+        start = W[:, nodes].copy()
+        settled = self.iterate(nodes, np.full(nodes.size, lam), W, scaled=True)
+        pending = nodes[~settled]
+        if pending.size == 0:
+            return
+        W[:, pending] = start[:, ~settled]
+        # The warm start solves the lasso at an unknown penalty: exact nowhere.
+        reached = np.full(W.shape[1], np.inf)
+        t = lam * self.residual_scale(W, pending)
+        low = np.zeros(pending.size)  # g(low) <= 0 once set
+        high = np.full(pending.size, np.inf)  # g(high) > 0
+        previous_t = previous_g = None
+        for _ in range(_SCALED_MAX_ITER):
+            self.lasso(pending, t, W, reached)
+            step = lam * self.residual_scale(W, pending)  # the alternation
+            g = t - step
+            low = np.where(g <= 0, t, low)
+            high = np.where(g > 0, t, high)
+            exact_fit = high <= INTERPOLATION_SCALE * lam
+            done = (np.abs(g) <= _SCALED_RTOL * t) | exact_fit
+            if previous_t is not None:
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    slope = (g - previous_g) / (t - previous_t)
+                    secant = t - g / slope
+                inside = (secant > low) & (secant < high)
+                # A secant at or below a lower end: bisect a true bracket, or,
+                # while no t with g <= 0 is known, test a much smaller t (the
+                # root may be 0, an exact fit, which the alternation only
+                # approaches geometrically).
+                below = secant <= low
+                jump = np.where(low > 0, (low + high) / 2, _ROOT_JUMP * t)
+                step = np.where(inside, secant, np.where(below, jump, step))
+            keep = ~done
+            if not keep.any():
+                break
+            pending, low, high = pending[keep], low[keep], high[keep]
+            previous_t, previous_g, t = t[keep], g[keep], step[keep]
+        nodes = nodes[~settled]
+        approximate = W[:, nodes].copy()
+        finished = self.iterate(nodes, np.full(nodes.size, lam), W, scaled=True)
+        W[:, nodes[~finished]] = approximate[:, ~finished]
 
 
 def nodewise_lasso_path(
@@ -274,54 +389,22 @@ def nodewise_lasso_path(
         ``coef[k, m, j]``: coefficient of variable ``j`` in the regression of
         variable ``m`` at ``penalties[k]`` (zero diagonal).
     """
-    n_samples, n_features = Z.shape
+    n_features = Z.shape[1]
     penalties = np.asarray(penalties, dtype=float)
-    R = Z.T @ Z / n_samples
-    allowed = _allowed_predictors(R)
-    # A unique lasso solution has at most rank(centred data) variables; a larger
-    # tentative active set is singular.
-    max_active = max(min(n_samples - 1, n_features - 1), 0)
-    # Penalty at which each column of W is the exact solution. The empty model
-    # is optimal for both problems above the node's largest |correlation|
-    # (sigma = 1 at w = 0).
-    reached = np.max(np.abs(R) * allowed, axis=0, initial=0.0)
+    problem = _Problem(Z)
+    # The empty model is optimal for both problems above a node's largest
+    # |correlation| (sigma = 1 at w = 0): there W = 0 is exact.
+    empty_above = np.max(np.abs(problem.R) * problem.allowed, axis=0, initial=0.0)
+    reached = empty_above.copy()
     W = np.zeros((n_features, n_features))
     coef = np.zeros((penalties.size, n_features, n_features))
     for k in np.argsort(-penalties, kind="stable"):
-        target = penalties[k]
-        # Per node: the factor of its next continuation step, moved towards 1
-        # each time a step fails to settle.
-        ratio = np.full(n_features, _CONTINUATION_RATIO)
-        while True:
-            nodes = np.flatnonzero(reached > target)
-            if nodes.size == 0:
-                break
-            proposal = np.maximum(target, reached[nodes] * ratio[nodes])
-            start = W[:, nodes].copy()
-            settled = _active_set_iterations(
-                R, allowed, nodes, proposal, W, square_root, max_active
-            )
-            reached[nodes[settled]] = proposal[settled]
-            failed = nodes[~settled]
-            W[:, failed] = start[:, ~settled]
-            ratio[failed] = np.sqrt(ratio[failed])
-            for node in failed[ratio[failed] > _SMALLEST_STEP_RATIO]:
-                # Near-optimal from coordinate descent, then exact if the
-                # active-set iteration settles from there.
-                W[:, node] = _coordinate_descent(
-                    Z, allowed, node, target, W[:, node], square_root
-                )
-                approximate = W[:, node].copy()
-                if not _active_set_iterations(
-                    R,
-                    allowed,
-                    np.array([node]),
-                    np.array([target]),
-                    W,
-                    square_root,
-                    max_active,
-                )[0]:
-                    W[:, node] = approximate
-                reached[node] = target
+        nodes = np.flatnonzero(empty_above > penalties[k])
+        if square_root:
+            # Decreasing penalties: the continuation of the lasso path is not
+            # needed, the previous solution is close.
+            problem.square_root_lasso(nodes, penalties[k], W)
+        else:
+            problem.lasso(nodes, np.full(nodes.size, penalties[k]), W, reached)
         coef[k] = W.T
     return coef

@@ -34,19 +34,23 @@ _COLUMNS_PER_PROGRAM = 8
 # variables added per pricing round.
 _INITIAL_WORKING_SET = 10
 _ADDED_PER_ROUND = 10
-# Reduced-cost tolerance of the pricing, at HiGHS's own dual feasibility
+# Reduced-cost tolerance of the pricing, near HiGHS's dual feasibility
 # tolerance (below): a smaller one would chase rounding noise.
 _PRICING_TOL = 1e-9
-_HIGHS_OPTIONS = {
-    "presolve": False,  # tiny programs: presolve costs more than it saves
+_HIGHS_OPTIONS = {"presolve": False}  # tiny programs: presolve costs more than it saves
+# Tolerances tighter than HiGHS's 1e-7, so that the zero pattern and the
+# constraint hold to 1e-10; a program where they cause numerical trouble
+# (status 4, with a huge slack cost) is solved again at HiGHS's defaults.
+_TIGHT_TOLERANCES = {
     "primal_feasibility_tolerance": 1e-10,
     "dual_feasibility_tolerance": 1e-10,
 }
+_NUMERICAL_DIFFICULTIES = 4
 # Cost of the elastic slacks, raised by _SLACK_COST_GROWTH while a slack stays
 # positive, up to _MAX_SLACK_COST (then the program is declared infeasible).
 _INITIAL_SLACK_COST = 1e4
-_SLACK_COST_GROWTH = 1e3
-_MAX_SLACK_COST = 1e13
+_SLACK_COST_GROWTH = 1e2
+_MAX_SLACK_COST = 1e8
 _SLACK_TOL = 1e-9
 
 
@@ -92,14 +96,17 @@ def _solve_programs(S, columns, working_sets, alpha, slack_cost):
     unit[np.arange(n_programs), columns] = 1.0
     bounds = np.concatenate([unit + alpha, alpha - unit], axis=1).ravel()
     cost = np.concatenate([np.ones(n_coef), np.full(p * n_programs, slack_cost)])
-    result = linprog(
-        cost,
-        A_ub=constraints,
-        b_ub=bounds,
-        bounds=(0, None),
-        method="highs-ds",
-        options=_HIGHS_OPTIONS,
-    )
+    for tolerances in (_TIGHT_TOLERANCES, {}):
+        result = linprog(
+            cost,
+            A_ub=constraints,
+            b_ub=bounds,
+            bounds=(0, None),
+            method="highs-ds",
+            options={**_HIGHS_OPTIONS, **tolerances},
+        )
+        if result.status != _NUMERICAL_DIFFICULTIES:
+            break
     if result.status != 0:
         raise RuntimeError(f"HiGHS failed on a CLIME program: {result.message}")
     multipliers = -result.ineqlin.marginals.reshape(n_programs, 2 * p)

@@ -13,7 +13,7 @@ from scipy import stats
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ._active_set_lasso import nodewise_lasso_path
+from ._active_set_lasso import INTERPOLATION_SCALE, nodewise_lasso_path
 from ._partial_correlation import partial_correlation_from_coefficients
 from ._utils import standardize_columns, validate_samples
 
@@ -240,6 +240,12 @@ class TIGER(BaseEstimator):
         -------
         self : TIGER
             Fitted estimator.
+
+        Raises
+        ------
+        ValueError
+            If a regression fits the data exactly (residual scale below 1e-4 of
+            the variable's), possible when ``n <= p`` at small ``alpha``.
         """
         X = validate_samples(self, X)
         n_samples, n_features = X.shape
@@ -260,6 +266,14 @@ class TIGER(BaseEstimator):
         ddof_factor = np.sqrt(n_samples / (n_samples - 1))
         coef = nodewise_lasso_path(Z, [self.alpha_ * ddof_factor], square_root=True)[0]
         residual_scale = np.linalg.norm(Z - Z @ coef.T, axis=0) / np.sqrt(n_samples)
+        exact = np.flatnonzero(residual_scale < INTERPOLATION_SCALE)
+        if exact.size:
+            raise ValueError(
+                f"TIGER at alpha={self.alpha_:.4g}: the regressions of variables "
+                f"{exact.tolist()} fit the {n_samples} samples exactly, so their "
+                "precision is infinite. Use a larger alpha (the default "
+                "sqrt(log p / n) or above)."
+            )
         self.coef_ = coef
         self.noise_scale_ = residual_scale / ddof_factor
         # Precision of Z: column i is (1, -b_i) / sigma_i^2 with sigma_i the
