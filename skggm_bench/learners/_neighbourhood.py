@@ -6,11 +6,13 @@ selection, the square-root lasso for TIGER, whose penalty needs no knowledge of
 the noise level.
 """
 
+import warnings
 from numbers import Real
 
 import numpy as np
 from scipy import stats
 from sklearn.base import BaseEstimator, _fit_context
+from sklearn.utils import check_array
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._active_set_lasso import INTERPOLATION_SCALE, nodewise_lasso_path
@@ -140,6 +142,30 @@ class NeighbourhoodSelection(BaseEstimator):
         self.adjacency_ = _edges_by_rule(self.coef_, self.rule)
         return self
 
+    def adjacency_path(self, X, alphas) -> np.ndarray:
+        """Edges at every penalty of ``alphas``, in one warm-started pass.
+
+        The same edges as fitting a clone with each ``alpha`` in turn (all
+        solutions are exact), at a fraction of the cost; :class:`StARS` uses it.
+        Nothing is stored on the estimator.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Data.
+        alphas : array-like of shape (n_alphas,)
+            Positive penalties, in any order.
+
+        Returns
+        -------
+        adjacency : ndarray of shape (n_alphas, n_features, n_features), bool
+        """
+        self._validate_params()
+        X = check_array(X, dtype=np.float64, ensure_min_samples=2)
+        Z, _ = standardize_columns(X)
+        coef = nodewise_lasso_path(Z, np.asarray(alphas, dtype=float))
+        return np.stack([_edges_by_rule(c, self.rule) for c in coef])
+
 
 class TIGER(BaseEstimator):
     """TIGER: tuning-insensitive graph estimation by node-wise square-root lasso.
@@ -241,11 +267,12 @@ class TIGER(BaseEstimator):
         self : TIGER
             Fitted estimator.
 
-        Raises
-        ------
-        ValueError
+        Warns
+        -----
+        UserWarning
             If a regression fits the data exactly (residual scale below 1e-4 of
-            the variable's), possible when ``n <= p`` at small ``alpha``.
+            the variable's): collinear columns, or ``n <= p`` at small
+            ``alpha``. Its precision is then computed with the scale floored.
         """
         X = validate_samples(self, X)
         n_samples, n_features = X.shape
@@ -268,21 +295,57 @@ class TIGER(BaseEstimator):
         residual_scale = np.linalg.norm(Z - Z @ coef.T, axis=0) / np.sqrt(n_samples)
         exact = np.flatnonzero(residual_scale < INTERPOLATION_SCALE)
         if exact.size:
-            raise ValueError(
+            warnings.warn(
                 f"TIGER at alpha={self.alpha_:.4g}: the regressions of variables "
-                f"{exact.tolist()} fit the {n_samples} samples exactly, so their "
-                "precision is infinite. Use a larger alpha (the default "
-                "sqrt(log p / n) or above)."
+                f"{exact.tolist()} fit the {n_samples} samples exactly (collinear "
+                "columns, or n <= p at a small alpha), so their precision is "
+                f"infinite; it is computed with the residual scale floored at "
+                f"{INTERPOLATION_SCALE:g}. A larger alpha avoids this.",
+                UserWarning,
+                stacklevel=2,
             )
         self.coef_ = coef
         self.noise_scale_ = residual_scale / ddof_factor
         # Precision of Z: column i is (1, -b_i) / sigma_i^2 with sigma_i the
         # residual scale on Z; then into the units of X.
-        standardised = -coef.T / residual_scale**2
-        np.fill_diagonal(standardised, 1.0 / residual_scale**2)
+        floored = np.maximum(residual_scale, INTERPOLATION_SCALE)
+        standardised = -coef.T / floored**2
+        np.fill_diagonal(standardised, 1.0 / floored**2)
         smaller = np.abs(standardised) <= np.abs(standardised.T)
         symmetric = np.where(smaller, standardised, standardised.T)
         scale = X.std(axis=0)
         self.precision_ = symmetric / np.outer(scale, scale)
         self.adjacency_ = _edges_by_rule(coef, self.rule)
         return self
+
+    def adjacency_path(self, X, alphas) -> np.ndarray:
+        """Edges at every penalty of ``alphas``, in one warm-started pass.
+
+        The same edges as fitting a clone with each ``alpha`` in turn (all
+        solutions are exact); :class:`StARS` uses it. Nothing is stored on the
+        estimator, and no precision is formed (so exact fits do not warn).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Data without constant columns.
+        alphas : array-like of shape (n_alphas,)
+            Positive penalties, in any order.
+
+        Returns
+        -------
+        adjacency : ndarray of shape (n_alphas, n_features, n_features), bool
+        """
+        self._validate_params()
+        X = check_array(X, dtype=np.float64, ensure_min_samples=2)
+        n_samples = X.shape[0]
+        Z, constant = standardize_columns(X)
+        if np.any(constant):
+            raise ValueError(
+                "TIGER needs every column to vary; constant columns: "
+                f"{np.flatnonzero(constant).tolist()}."
+            )
+        ddof_factor = np.sqrt(n_samples / (n_samples - 1))
+        penalties = np.asarray(alphas, dtype=float) * ddof_factor
+        coef = nodewise_lasso_path(Z, penalties, square_root=True)
+        return np.stack([_edges_by_rule(c, self.rule) for c in coef])

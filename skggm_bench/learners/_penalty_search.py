@@ -103,6 +103,19 @@ def fitted_edges(fitted) -> np.ndarray:
     return edges
 
 
+def edge_path(estimator, param: str, alphas: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """Edges of ``estimator`` fitted on ``X`` at every penalty, (n_alphas, p, p).
+
+    A learner with an ``adjacency_path(X, alphas)`` method (the node-wise
+    learners and correlation thresholding of this package, which follow the
+    whole path with warm starts) computes it in one pass when the tuned
+    parameter is its ``alpha``; any other learner is fitted once per penalty.
+    """
+    if param == "alpha" and hasattr(estimator, "adjacency_path"):
+        return np.asarray(estimator.adjacency_path(X, alphas), dtype=bool)
+    return np.stack([fitted_edges(fit_at(estimator, param, a, X)) for a in alphas])
+
+
 class ProtocolAttributesMixin:
     """Copies the chosen fit's protocol attributes onto the meta-estimator."""
 

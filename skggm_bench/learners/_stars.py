@@ -12,8 +12,8 @@ from ._penalty_search import (
     SEARCH_PARAMETER_CONSTRAINTS,
     ProtocolAttributesMixin,
     check_tuned_parameter,
+    edge_path,
     fit_at,
-    fitted_edges,
     penalty_grid,
 )
 from ._utils import validate_samples
@@ -54,11 +54,6 @@ def huge_subsample_size(n_samples: int) -> int:
     return int(min(max(size, 2), n_samples))
 
 
-def _edge_path(estimator, param, alphas, X):
-    """Edges of the learner fitted on ``X`` at every penalty, (n_alphas, p, p)."""
-    return np.stack([fitted_edges(fit_at(estimator, param, a, X)) for a in alphas])
-
-
 class StARS(ProtocolAttributesMixin, MetaEstimatorMixin, BaseEstimator):
     """Penalty of a graph learner by StARS (Liu, Roeder & Wasserman 2010).
 
@@ -81,7 +76,10 @@ class StARS(ProtocolAttributesMixin, MetaEstimatorMixin, BaseEstimator):
     ----------
     estimator : estimator
         Graph learner with the penalty parameter ``param``, exposing
-        ``adjacency_`` or ``precision_`` after fit (cloned, never modified).
+        ``adjacency_`` or ``precision_`` after fit (cloned, never modified). A
+        learner with a method ``adjacency_path(X, alphas)`` (those of this
+        package) gives each subsample's whole path in one warm-started pass
+        when ``param="alpha"``.
     param : str, default="alpha"
         Name of the penalty parameter (``"step__alpha"`` inside a pipeline).
     alphas : int or array-like, default=10
@@ -243,7 +241,7 @@ class StARS(ProtocolAttributesMixin, MetaEstimatorMixin, BaseEstimator):
             for _ in range(self.n_subsamples)
         ]
         paths = Parallel(n_jobs=self.n_jobs, return_as="generator")(
-            delayed(_edge_path)(self.estimator, self.param, alphas, X[rows])
+            delayed(edge_path)(self.estimator, self.param, alphas, X[rows])
             for rows in subsamples
         )
         # Integer counts: the sum is exact in any order.

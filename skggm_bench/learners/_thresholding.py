@@ -5,6 +5,7 @@ from numbers import Real
 import numpy as np
 from scipy import stats
 from sklearn.base import BaseEstimator, _fit_context
+from sklearn.utils import check_array
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._utils import standardize_columns, validate_samples
@@ -116,3 +117,28 @@ class ThresholdedCorrelation(BaseEstimator):
         np.fill_diagonal(self.edge_scores_, 0.0)
         self.adjacency_ = self.edge_scores_ > self.alpha_
         return self
+
+    def adjacency_path(self, X, alphas) -> np.ndarray:
+        """Edges at every threshold of ``alphas`` from one correlation matrix.
+
+        The same edges as fitting a clone with each ``alpha`` in turn;
+        :class:`StARS` uses it. Nothing is stored on the estimator.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Data.
+        alphas : array-like of shape (n_alphas,)
+            Thresholds, in any order.
+
+        Returns
+        -------
+        adjacency : ndarray of shape (n_alphas, n_features, n_features), bool
+        """
+        self._validate_params()
+        X = check_array(X, dtype=np.float64, ensure_min_samples=2)
+        Z, _ = standardize_columns(X)
+        scores = np.abs(np.clip(Z.T @ Z / X.shape[0], -1.0, 1.0))
+        np.fill_diagonal(scores, 0.0)
+        thresholds = np.asarray(alphas, dtype=float)
+        return scores[None, :, :] > thresholds[:, None, None]

@@ -187,13 +187,18 @@ def test_tiger_is_equivariant_to_units():
     )
 
 
-def test_tiger_rejects_constant_columns_and_exact_fits():
+def test_tiger_rejects_constant_columns_and_warns_on_exact_fits():
     X = correlated_data(100, 5, 9)
     X[:, 1] = 1.0
     with pytest.raises(ValueError, match=r"constant columns: \[1\]"):
         TIGER().fit(X)
-    wide = correlated_data(6, 15, 10)
-    with pytest.raises(ValueError, match="fit the 6 samples exactly"):
+    collinear = correlated_data(50, 5, 10)
+    collinear[:, 4] = collinear[:, 0] - 2 * collinear[:, 3]
+    with pytest.warns(UserWarning, match=r"variables \[0, 3, 4\] fit the 50 samples"):
+        est = TIGER(alpha=0.05).fit(collinear)
+    assert np.all(np.isfinite(est.precision_))
+    wide = correlated_data(6, 15, 11)
+    with pytest.warns(UserWarning, match="fit the 6 samples exactly"):
         TIGER(alpha=0.01).fit(wide)
 
 

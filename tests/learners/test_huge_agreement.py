@@ -65,7 +65,7 @@ NAMES = list(REFERENCE)  # hub, band, random, random_wide
 ROUNDING_TIE = 1e-12
 SMALL_COEFFICIENT = 0.01
 # Penalties where some TIGER regression fits the data exactly (p=60 > n=40):
-# the precision is infinite and TIGER raises (after a search that takes
+# the precision is infinite and TIGER warns (after a search that takes
 # seconds, so these are not fitted here).
 TIGER_EXACT_FIT = {"random_wide": {8, 9}}
 STARS_SD_BOUND = 4.0
@@ -243,7 +243,7 @@ def test_tiger_path_is_exact_and_matches_flare(name, rule):
     d = reference["d"]
     for k, alpha in enumerate(reference["lambda"]):
         if k in TIGER_EXACT_FIT.get(name, ()):
-            continue  # TIGER raises there (tested in test_graph_learners.py)
+            continue  # TIGER warns there (tested in test_graph_learners.py)
         ours = TIGER(alpha, rule=rule).fit(X)
         assert sqrt_lasso_kkt_violation(X, ours.coef_, alpha) < 1e-9
         if X.shape[1] > X.shape[0]:

@@ -265,3 +265,27 @@ def test_ric_random_rotations_are_reproducible():
     assert len(set(first.rotations_)) == 10
     np.testing.assert_array_equal(first.rotations_, again.rotations_)
     assert first.alpha_ == again.alpha_
+
+
+@pytest.mark.parametrize("shape", [(120, 15), (30, 40)])
+@pytest.mark.parametrize(
+    "learner",
+    [
+        NeighbourhoodSelection(),
+        NeighbourhoodSelection(rule="and"),
+        TIGER(),
+        ThresholdedCorrelation(),
+    ],
+    ids=repr,
+)
+def test_adjacency_path_equals_one_fit_per_penalty(learner, shape):
+    """The warm-started path StARS uses gives the edges of separate fits."""
+    n, p = shape
+    X = chain_data(n=n, p=p, seed=10)
+    alphas = np.geomspace(0.6, 0.15, 6)
+    path = learner.adjacency_path(X, alphas)
+    for k, a in enumerate(alphas):
+        np.testing.assert_array_equal(
+            path[k], clone(learner).set_params(alpha=a).fit(X).adjacency_
+        )
+    assert not hasattr(learner, "n_features_in_")  # nothing stored
