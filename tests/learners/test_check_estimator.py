@@ -51,11 +51,13 @@ def test_expected_failed_checks_cover_every_estimator_with_reasons():
             assert check.startswith("check_") and len(reason) > 20
 
 
-# The learners and penalty searches modelled on R's huge. They are checked in a
+# The learners and penalty searches modelled on R's huge, and parcor's nested
+# adaptive lasso. They are checked in a
 # fresh interpreter with SciPy's array API enabled (SCIPY_ARRAY_API must be set
 # before SciPy is imported), so that check_array_api_input runs instead of
 # being skipped: every check runs, none is skipped.
 HUGE_STYLE_ESTIMATORS = """[
+    AdaptiveLassoNetwork(weight_cv="nested"),
     NeighbourhoodSelection(),
     NeighbourhoodSelection(alpha=0.2, rule="and"),
     TIGER(),
@@ -94,4 +96,4 @@ def test_check_estimator_runs_every_check_on_huge_style_estimators():
         timeout=600,
     )
     assert result.returncode == 0, result.stderr[-3000:]
-    assert result.stdout.count("passed") == 8
+    assert result.stdout.count("passed") == 9
