@@ -1,4 +1,4 @@
-"""pytest-benchmark suite (issue 8): ``make bench``; not part of ``make test``.
+"""pytest-benchmark suite: ``make bench``; not part of ``make test``.
 
 Covers every generator, ``triangulate``, ``make_ggm``, each learner's fit and a
 small ``Benchmark`` grid at n_jobs=1 and 2, next to the floors the figures are
