@@ -746,7 +746,8 @@ def test_config_file_options(workdir):
     assert config.grid["densities"] == (0.2, 0.4)
     assert config.description == "two generators, two fast learners"
     assert config.n_tasks == TINY_ROWS
-    # Fixed-structure families: omit densities, the family default is used.
+    # Fixed-structure families: no densities needed; the rows record the chain's
+    # own density, 5 edges over 15 pairs.
     chain = load_config(
         write_config(
             workdir,
@@ -757,7 +758,8 @@ def test_config_file_options(workdir):
     )
     assert chain.grid["densities"] == (None,)
     frame = chain.make_benchmark(random_state=0).run().frame
-    assert len(frame) == 1 and frame["density"].isna().all()
+    assert len(frame) == 1 and frame["density"].tolist() == [5 / 15]
+    assert frame["graph"].tolist() == ["chain"]
     with pytest.raises(ConfigError, match="cannot read the configuration file"):
         load_config(workdir / "absent.toml")
 

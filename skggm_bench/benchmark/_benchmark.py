@@ -514,11 +514,11 @@ class BenchmarkResult:
 class Benchmark:
     """Run structure learners on data from graphical model generators, over a grid.
 
-    For every generator, graph, data model, number of variables, density, sample size and
-    repeat, a data set with a known graph is drawn and every learner is fitted on
-    it and scored. The design is paired and seeded from one ``SeedSequence``, and
-    every draw and fit is isolated in a child process; see the module docstring
-    and ``docs/harness.md``.
+    For every generator, graph, data model, number of variables, density, sample size
+    and repeat, a data set with a known graph is drawn and every learner is fitted on it
+    and scored. The design is paired and seeded from one ``SeedSequence``, and every
+    draw and fit is isolated in a child process; see the module docstring and
+    ``docs/harness.md``.
 
     Parameters
     ----------

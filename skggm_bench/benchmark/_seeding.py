@@ -1,15 +1,15 @@
 """Seeds of a study: one SeedSequence, children addressed by the grid's values.
 
-One :class:`numpy.random.SeedSequence` built from the study's entropy is the only
-source of randomness. Each cell (graph, n_features, density, repeat) gets its own
-child, addressed by a spawn key made of the cell's *values* (not positions: the
-graph by its display name), whose first 63 bits are the row's ``seed``. From that seed the data pipeline of
-:mod:`skggm_bench.datasets` derives the graph, each generator's matrix, the noise
-and the data model's randomness (so ``make_ggm(..., random_state=seed)`` reproduces
-a row's data), and :func:`learner_seed` the ``random_state`` of each learner that
-leaves it to ``None``. A row therefore depends on nothing but the study entropy and
-its own coordinates: not on ``n_jobs``, the backend, the order in which tasks run,
-or which other values are in the grid.
+One :class:`numpy.random.SeedSequence` built from the study's entropy is the only source
+of randomness. Each cell (graph, n_features, density, repeat) gets its own child,
+addressed by a spawn key made of the cell's *values* (not positions: the graph by its
+display name), whose first 63 bits are the row's ``seed``. From that seed the data
+pipeline of :mod:`skggm_bench.datasets` derives the graph, each generator's matrix, the
+noise and the data model's randomness (so ``make_ggm(..., random_state=seed)``
+reproduces a row's data), and :func:`learner_seed` the ``random_state`` of each learner
+that leaves it to ``None``. A row therefore depends on nothing but the study entropy and
+its own coordinates: not on ``n_jobs``, the backend, the order in which tasks run, or
+which other values are in the grid.
 """
 
 from __future__ import annotations

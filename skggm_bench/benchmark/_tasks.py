@@ -32,10 +32,10 @@ from ..datasets._pipeline import (
     observe,
 )
 from ..metrics import GroundTruth, score_learner
+from ._graphs import GraphEntry
 from ._isolation import error_message, truncate, worker_for
 from ._provenance import package_versions
 from ._schema import CELL_COLUMNS, KEY_COLUMNS, Status
-from ._graphs import GraphEntry
 from ._seeding import cell_seed, learner_seed
 
 __all__ = ["Cell", "Fit", "Spec", "run_fit"]
