@@ -108,7 +108,7 @@ def test_a_row_is_reproduced_from_its_graph_family_and_seed(two_graphs):
     )
     assert hubs.number_of_nodes() == P
     # A fixed structure has one density: another one is refused, naming it.
-    with pytest.raises(ValueError, match="fixed structure.*density 0.136"):
+    with pytest.raises(ValueError, match=r"fixed structure.*density 0\.136"):
         bench.dataset("dd", graph="hub", density=0.1, repeat=0, n_samples=60)
     with pytest.raises(ValueError, match=r"graphs \['hub', 'er'\]: say which"):
         bench.dataset("dd", density=0.1, repeat=0, n_samples=60)
