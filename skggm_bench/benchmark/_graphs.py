@@ -60,12 +60,6 @@ class GraphEntry:
             self.family, dict(self.params)
         )
 
-    def densities(self, n_features: int, grid: tuple) -> tuple:
-        """The row densities of this graph for ``n_features`` variables."""
-        if self.fixed_densities is None:
-            return grid
-        return (self.fixed_densities[n_features],)
-
     def drawn_density(self, density: float | None) -> float | None:
         """The density a row's graph is drawn with (None for a fixed structure)."""
         return density if self.fixed_densities is None else None

@@ -648,8 +648,8 @@ negative; a density is the fraction of node pairs that are edges, in [0, 1]
     if not isinstance(description, str):
         raise ConfigError(f"description: must be a string, got {description!r}")
     # The grid goes to Benchmark as it is (TOML lists become tuples); Benchmark
-    # checks it. No densities: the family's own default (None), which is also the
-    # only value that fixed-structure families (chain, lattice, ...) accept.
+    # checks it. No densities: the family's own default (None); fixed-structure
+    # graphs (chain, hub, ...) ignore the densities anyway.
     grid: dict[str, Any] = {"densities": (None,)}
     for key in _GRID_KEYS:
         if key in data:
