@@ -146,9 +146,9 @@ def _imputed(*steps: dict[str, Any]) -> dict[str, Any]:
 #: Built-in studies, in the configuration-file schema (see the module docstring).
 PRESETS: dict[str, dict[str, Any]] = {
     # Sized to finish in a few minutes on 2 cores while still showing the paper's
-    # point: at density 0.25 the graphical lasso falls from 2nd on F1 under
+    # point: at density 0.25 the graphical lasso falls from 1st on F1 under
     # diagonal dominance to 5th under triangulated orthogonalization, and PLS rises
-    # from 5th to 3rd, with paired bootstrap intervals of the rank change that
+    # from 6th to 3rd, with paired bootstrap intervals of the rank change that
     # exclude 0 (docs/leaderboards.md; tests/test_docs_examples.py re-derives it).
     # p=30 keeps the lasso-type fits near 1 s; 4 repeats already separate that
     # shift; the graphical lasso uses a lighter CV (3 folds, 2 refinements) because
