@@ -732,6 +732,19 @@ def test_presets_are_valid_and_build_their_estimators(name):
     elif name == "robustness":
         assert set(config.data_models) >= {"gaussian", "nonparanormal", "mcar"}
         assert "npn_glasso" in learners
+    elif name == "methods":  # huge's methods and graphs, and the Krämer learners
+        assert set(learners) == {
+            "mb_stars",
+            "tiger",
+            "clime",
+            "ct_stars",
+            "glasso_stars",
+            "glasso_cv",
+            *("shrink", "lasso", "adalasso", "ridge", "pls"),
+        }
+        families = {name: spec for name, spec in config.grid["graph"].items()}
+        assert set(families) == {"hub", "band", "cluster", "erdos_renyi"}
+        assert len(config.grid["n_samples"]) == 3 and config.grid["n_features"] == 50
     else:  # the five Krämer et al. learners plus the graphical lasso
         kramer = {"shrink", "lasso", "adalasso", "ridge", "pls"}
         assert set(learners) == kramer | {"glasso"}

@@ -273,6 +273,58 @@ PRESETS: dict[str, dict[str, Any]] = {
             "shrink_pcor": {"class": "ShrinkagePartialCorrelation"},
         },
     },
+    # The methods that R's huge made standard, each with its usual way of choosing
+    # the penalty (StARS; TIGER and CLIME at their tuning-free sqrt(log p / n)
+    # rate), against the Krämer learners, on the four graph families of huge. CLIME
+    # with StARS is left out: 20 subsamples x 10 penalties x 50 linear programs
+    # cost about 100 s per fit at p=50 (tests/benchmarks/bench_methods_preset.py),
+    # more than all the other learners together. docs/learners.md shows the result.
+    "methods": {
+        "description": "Neighbourhood selection, TIGER, CLIME, correlation "
+        "thresholding and the graphical lasso (StARS or CV) against the Krämer "
+        "learners on hub, band, cluster and Erdős–Rényi graphs, p=50.",
+        "graph": {
+            "hub": {"family": "hub", "n_hubs": 3},
+            "band": "band",
+            "cluster": {"family": "cluster", "n_clusters": 3},
+            "erdos_renyi": "erdos_renyi",
+        },
+        "n_features": 50,
+        "densities": [0.1],
+        "n_samples": [50, 100, 200],
+        "n_repeats": 3,
+        "model": "concentration",
+        "metrics": list(DEFAULT_METRICS),
+        "random_state": 0,
+        "generators": ["DiagonalDominance", "TriangulatedOrthogonalization"],
+        "learners": {
+            "mb_stars": {
+                "class": "StARS",
+                "estimator": {"class": "NeighbourhoodSelection"},
+                "random_state": 0,
+            },
+            "tiger": {"class": "TIGER"},
+            "clime": {"class": "CLIME"},
+            "ct_stars": {
+                "class": "StARS",
+                "estimator": {"class": "ThresholdedCorrelation"},
+                "random_state": 0,
+            },
+            "glasso_stars": {
+                "class": "Pipeline",
+                "steps": [
+                    {"class": "sklearn.preprocessing.StandardScaler"},
+                    {
+                        "class": "StARS",
+                        "estimator": {"class": "GraphicalLasso", "enet_tol": 1e-6},
+                        "random_state": 0,
+                    },
+                ],
+            },
+            "glasso_cv": {"class": "GraphicalLassoCV", "cv": 3, "n_refinements": 2},
+            **_KRAMER_LEARNERS,
+        },
+    },
 }
 
 
