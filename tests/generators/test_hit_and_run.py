@@ -28,6 +28,7 @@ from skggm_bench.generators import (
     HitAndRunUniform,
     TriangulatedOrthogonalization,
     UniformChordal,
+    _mcmc,
     hit_and_run,
 )
 from skggm_bench.generators.hit_and_run import PoorMixingWarning
@@ -392,8 +393,8 @@ def test_warning_checks_are_calibrated_on_independent_draws(shape):
     # Small shapes are where a fixed threshold (e.g. R-hat < 1.01) would fire.
     rng = np.random.RandomState(0)
     for _ in range(20):
-        summary = hit_and_run._mixing_diagnostics(rng.standard_normal(shape))
-        assert hit_and_run._mixing_problems(summary, names(shape[2]), "") == []
+        summary = _mcmc.mixing_diagnostics(rng.standard_normal(shape))
+        assert _mcmc.mixing_problems(summary, names(shape[2]), "") == []
 
 
 def test_warning_checks_detect_disagreeing_and_autocorrelated_chains():
@@ -401,8 +402,8 @@ def test_warning_checks_detect_disagreeing_and_autocorrelated_chains():
     n, q = 600, 20
     shifted = rng.standard_normal((n, 4, q))
     shifted[:, 0, 3] += 0.5  # one chain sits half a standard deviation away
-    problems = hit_and_run._mixing_problems(
-        hit_and_run._mixing_diagnostics(shifted), names(q), ""
+    problems = _mcmc.mixing_problems(
+        _mcmc.mixing_diagnostics(shifted), names(q), ""
     )
     assert any("R-hat" in message for message in problems)
     noise = rng.standard_normal((n, 4, q))
@@ -410,8 +411,8 @@ def test_warning_checks_detect_disagreeing_and_autocorrelated_chains():
     ar[0] = noise[0]
     for t in range(1, n):  # AR(1) with rho = 0.5: ESS/N = 1/3
         ar[t] = 0.5 * ar[t - 1] + np.sqrt(0.75) * noise[t]
-    summary = hit_and_run._mixing_diagnostics(ar)
-    problems = hit_and_run._mixing_problems(summary, names(q), "")
+    summary = _mcmc.mixing_diagnostics(ar)
+    problems = _mcmc.mixing_problems(summary, names(q), "")
     assert any("lag-1" in message for message in problems)
     assert any("effective sample size" in message for message in problems)
     np.testing.assert_allclose(np.median(summary["ess"]) / (4 * n), 1 / 3, atol=0.05)
