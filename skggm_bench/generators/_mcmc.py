@@ -51,8 +51,6 @@ _ESS_FRACTION = 0.5
 _ESS_MIN_DRAWS = 2000
 
 
-
-
 class PoorMixingWarning(UserWarning):
     """The Markov chains behind a sample show signs of poor mixing.
 
@@ -68,8 +66,6 @@ class PoorMixingWarning(UserWarning):
     >>> issubclass(PoorMixingWarning, UserWarning)
     True
     """
-
-
 
 
 class ChainDraws:

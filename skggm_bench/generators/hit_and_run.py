@@ -93,6 +93,8 @@ _DRIFT_TOLERANCE = 1e-5
 # measured in docs/hit_and_run.md.
 _DEFAULT_BURN_IN = {"node": 20, "edge": 100}
 _DEFAULT_THINNING = {"node": 1, "edge": 20}
+
+
 class HitAndRunUniform(GraphicalModelGenerator):
     """Uniform random correlation matrices with the zeros of any graph (MCMC).
 

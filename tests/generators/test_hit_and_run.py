@@ -402,9 +402,7 @@ def test_warning_checks_detect_disagreeing_and_autocorrelated_chains():
     n, q = 600, 20
     shifted = rng.standard_normal((n, 4, q))
     shifted[:, 0, 3] += 0.5  # one chain sits half a standard deviation away
-    problems = _mcmc.mixing_problems(
-        _mcmc.mixing_diagnostics(shifted), names(q), ""
-    )
+    problems = _mcmc.mixing_problems(_mcmc.mixing_diagnostics(shifted), names(q), "")
     assert any("R-hat" in message for message in problems)
     noise = rng.standard_normal((n, 4, q))
     ar = np.empty_like(noise)
