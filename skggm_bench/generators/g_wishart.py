@@ -182,30 +182,29 @@ def complete_covariance(
     >>> bool(abs(np.linalg.inv(W[0])[0, 2]) < 1e-10)
     True
     """
-    n_samples, p, _ = sigma.shape
+    n_samples = sigma.shape[0]
     completion = sigma.copy()
     threshold = tol * np.max(np.diagonal(sigma, axis1=1, axis2=2), axis=1)
     active = np.arange(n_samples)
-    nodes = np.arange(p)
+    # Right-hand sides sigma[N, j] never change.
+    targets = [sigma[:, nbrs, j, None] for j, nbrs in enumerate(neighbours)]
     for sweep in range(1, max_iter + 1):
         current = completion[active]
-        target = sigma[active]
         change = np.zeros(active.size)
         for j, nbrs in enumerate(neighbours):
-            others = nodes != j
+            old = current[:, j, :].copy()
             if nbrs.size == 0:
                 # W[-j, j] = 0: an isolated node is independent of the rest.
-                new_column = np.zeros((active.size, p))
+                new = np.zeros_like(old)
             else:
-                beta = np.linalg.solve(
-                    current[:, nbrs[:, None], nbrs], target[:, nbrs, j, None]
-                )
-                new_column = (current[:, :, nbrs] @ beta)[:, :, 0]
-            new_column[:, j] = current[:, j, j]
-            moved = np.abs(new_column[:, others] - current[:, others, j])
-            change = np.maximum(change, moved.max(axis=1, initial=0.0))
-            current[:, :, j] = new_column
-            current[:, j, :] = new_column
+                # W is symmetric: work on its rows, which are contiguous.
+                rows = current[:, nbrs, :]
+                beta = np.linalg.solve(rows[:, :, nbrs], targets[j][active])
+                new = (np.swapaxes(beta, 1, 2) @ rows)[:, 0, :]
+            new[:, j] = old[:, j]
+            np.maximum(change, np.abs(new - old).max(axis=1), out=change)
+            current[:, j, :] = new
+            current[:, :, j] = new
         completion[active] = current
         active = active[change > threshold[active]]
         if active.size == 0:
