@@ -90,19 +90,20 @@ class ChainDraws:
     ) -> np.ndarray:
         """``n_samples`` draws; ``advance()`` runs one round and returns its states
         ``(n_chains, ...)`` and monitored values ``(n_chains, n_monitored)``."""
-        n_new = n_samples - self.pending.shape[0]
-        if n_new <= 0:
-            draws, self.pending = np.split(self.pending, [n_samples])
-            return draws
-        produced = []
-        while sum(states.shape[0] for states in produced) < n_new:
+        n_pending = min(n_samples, self.pending.shape[0])
+        draws = np.empty((n_samples, *self.pending.shape[1:]))
+        draws[:n_pending] = self.pending[:n_pending]
+        self.pending = self.pending[n_pending:]
+        position = n_pending
+        while position < n_samples:
             states, monitored = advance()
-            produced.append(np.array(states))
             self.history.append(np.array(monitored))
             self.n_rounds += 1
-        stacked = np.concatenate(produced)
-        draws = np.concatenate([self.pending, stacked[:n_new]])
-        self.pending = stacked[n_new:]
+            used = min(states.shape[0], n_samples - position)
+            draws[position : position + used] = states[:used]
+            # Each round's states are copied once, into the draws or the leftovers.
+            self.pending = np.array(states[used:])
+            position += used
         return draws
 
     @property

@@ -36,13 +36,21 @@ as ``x = L^{-T} z`` with ``B_NN = L L^T`` and ``z`` uniform in the unit ball.
 removes the strong coupling between the entries of a row that slows the edge move
 down on dense graphs (measured in ``docs/hit_and_run.md``).
 
+Cost. The rank-2 updates of a sweep are kept aside and applied to ``K`` 32 at a
+time by one matrix product (``_low_rank_inverse``): still ``O(p^2)`` per move, but
+at matrix-product speed instead of one memory-bound pass over ``K`` per move.
+``log det M`` is updated with every move from the determinant ratio it already
+computes.
+
 Numerical care. Rank-2 updates lose accuracy when ``M`` comes back from a nearly
 singular state (``K`` was huge and the update cancels it), so the inverse of a
 chain is recomputed from ``M`` (Cholesky, which also certifies positive
-definiteness) after every sweep, and sooner when the largest diagonal entry of
-``K`` has fallen by more than ``_REFRESH_GROWTH`` since its peak. A draw landing
-within ``_BOUNDARY_MARGIN`` (relative) of the boundary of its section is checked
-with an exact Cholesky factorisation and redrawn if rounding put it outside.
+definiteness) after every sweep (every ``ceil(p / 250)`` sweeps for larger graphs,
+where it would otherwise cost as much as the moves), and sooner when the largest
+diagonal entry of ``K`` has fallen by more than ``_REFRESH_GROWTH`` since its peak.
+A draw landing within ``_BOUNDARY_MARGIN`` (relative) of the boundary of its
+section is checked with an exact Cholesky factorisation and redrawn if rounding
+put it outside.
 """
 
 from __future__ import annotations
@@ -52,9 +60,11 @@ from numbers import Integral
 from typing import Any
 
 import numpy as np
+from scipy.linalg import lapack
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._base import GraphicalModelGenerator
+from ._low_rank_inverse import LowRankInverse, inverse_and_log_det
 from ._mcmc import (
     ChainDraws,
     PoorMixingWarning,
@@ -79,14 +89,28 @@ _BOUNDARY_MARGIN = 1e-4
 # cancelled entries this much larger than the current ones, and their rounding
 # errors are now this much larger relative to K. Measured on ER(100, 0.05) edge
 # moves: 1e2 gives a drift of ~1e-9 for refreshes after ~1.4% of the moves, 1e3 a
-# drift of ~3e-7 for 0.6%.
-_REFRESH_GROWTH = 1e2
+# drift of ~3e-7 for 0.6%. Node moves are far less sensitive (the update is
+# computed from a freshly factorised block): with 1e4, the drift measured at most
+# 1.3e-8 on ER(100, 0.05), K10 and ER(30, 0.3) (3.5e-9, 8.6e-10, 1.3e-8; 1e2 gave
+# 3.4e-10, 3.2e-10, 1.1e-9) and 5.8e-9 on ER(1000, 0.01), where 1e2 refreshed every
+# chain 17 times per sweep.
+_REFRESH_GROWTH = {"node": 1e4, "edge": 1e2}
+# Sweeps between two scheduled recomputations: one up to p = 250, then ceil(p / 250)
+# (an O(p^3) recomputation per chain costs as much as a whole sweep of moves).
+_REFRESH_NODES_PER_SWEEP = 250
 # Relative drift of the updated inverse (measured at every scheduled refresh) above
 # which a RuntimeWarning is raised: a tenth of the boundary margin, so the check
 # still catches exits. Uniform draws on dense graphs visit states with condition
 # numbers up to ~1e9, where even an exact inversion is only accurate to ~1e-7: the
 # measured drift is 1e-9 typically and reaches ~1e-6 in rare such states.
 _DRIFT_TOLERANCE = 1e-5
+# Rank-2 updates of the inverse kept aside before one product applies them all:
+# the cost per move stays O(p^2) but runs at matrix-product speed. 32 moves: reads
+# cost O(p) per pending column, and the product is already efficient at rank 64
+# (54 us per column at p = 1000, against 59 at rank 32 and 90 at rank 8).
+_PENDING_UPDATE_COLUMNS = 64
+# K += -u u^T + v v^T, u = k / sqrt(k_ii), v = y / sqrt(slack): the node move.
+_NODE_MOVE_SIGNS = np.array([-1.0, 1.0])
 # Defaults, in sweeps (one sweep = one move per node, or per edge, in random order,
 # so every edge entry is redrawn at least once per sweep and the number of moves in
 # a burn-in scales with the size of the graph). Chosen from the autocorrelations
@@ -370,12 +394,15 @@ class _Chains:
         rng: np.random.RandomState,
     ) -> None:
         self.matrix = np.array(starts, dtype=np.float64)
-        self.inverse = np.empty_like(self.matrix)
+        self.lazy_inverse = LowRankInverse(
+            np.zeros_like(self.matrix), _PENDING_UPDATE_COLUMNS
+        )
         self.log_det = np.zeros(self.matrix.shape[0])
         self.rng = rng
         self.move = move
         self.rows, self.cols = np.nonzero(np.triu(adjacency, 1))
         self.neighbours = [np.flatnonzero(row) for row in adjacency]
+        self.stencils = [np.r_[i, nbrs] for i, nbrs in enumerate(self.neighbours)]
         self.nodes = np.flatnonzero(adjacency.any(axis=1))
         self.n_moves = 0
         self.n_refreshes = 0
@@ -383,11 +410,18 @@ class _Chains:
         self.n_boundary_redraws = 0
         self.max_drift = 0.0
         self.peak_diagonal = np.ones(self.n_chains)
+        self.refresh_every = -(-self.matrix.shape[1] // _REFRESH_NODES_PER_SWEEP)
+        self.n_sweeps = 0
         self.refresh(measure_drift=False)
 
     @property
     def n_chains(self) -> int:
         return self.matrix.shape[0]
+
+    @property
+    def inverse(self) -> np.ndarray:
+        """``K = M^{-1}`` of every chain (pending updates folded in)."""
+        return self.lazy_inverse.dense()
 
     def monitored(self) -> np.ndarray:
         """Edge entries and ``log det M`` of every chain, shape (chains, edges + 1)."""
@@ -405,47 +439,41 @@ class _Chains:
             for edge, fraction in zip(order, fractions, strict=True):
                 self.edge_move(self.rows[edge], self.cols[edge], fraction)
             self.n_moves += order.size * self.n_chains
-        self.refresh()
+        self.n_sweeps += 1
+        if self.n_sweeps % self.refresh_every == 0:
+            self.refresh()
 
     # -- exact recomputation of the inverse
 
     def refresh(self, chains: Any = slice(None), measure_drift: bool = True) -> None:
         """Recompute ``K`` (and ``log det M``) of ``chains`` from ``M`` exactly."""
-        matrix = self.matrix[chains]
         try:
-            cholesky = np.linalg.cholesky(matrix)
+            fresh, log_det = inverse_and_log_det(self.matrix[chains])
         except np.linalg.LinAlgError as exc:  # pragma: no cover - safety net
             raise RuntimeError(
                 "a HitAndRunUniform chain left the positive definite set; this is "
                 "a numerical failure that should not happen, please report it"
             ) from exc
-        fresh = np.linalg.inv(matrix)
-        fresh = 0.5 * (fresh + np.swapaxes(fresh, 1, 2))
         if measure_drift:
             error = np.abs(self.inverse[chains] - fresh).max(axis=(1, 2))
             scale = np.abs(fresh).max(axis=(1, 2))
             self.max_drift = max(self.max_drift, float((error / scale).max()))
-        self.inverse[chains] = fresh
-        self.log_det[chains] = 2.0 * np.log(
-            np.diagonal(cholesky, axis1=1, axis2=2)
-        ).sum(axis=1)
+        self.lazy_inverse.assign(chains, fresh)
+        self.log_det[chains] = log_det
         self.peak_diagonal[chains] = np.diagonal(fresh, axis1=1, axis2=2).max(axis=1)
         self.n_refreshes += int(np.arange(self.n_chains)[chains].size)
 
     def _refresh_if_cancelling(self) -> None:
         """Refresh chains whose inverse shrank a lot since its peak (see module)."""
-        current = np.diagonal(self.inverse, axis1=1, axis2=2).max(axis=1)
+        current = self.lazy_inverse.diagonal.max(axis=1)
         np.maximum(self.peak_diagonal, current, out=self.peak_diagonal)
-        stale = self.peak_diagonal > _REFRESH_GROWTH * current
+        stale = self.peak_diagonal > _REFRESH_GROWTH[self.move] * current
         if stale.any():
             self.refresh(np.flatnonzero(stale), measure_drift=False)
 
     def _is_positive_definite(self, chain: int) -> bool:
-        try:
-            np.linalg.cholesky(self.matrix[chain])
-        except np.linalg.LinAlgError:
-            return False
-        return True
+        # LAPACK directly: numpy's cholesky raises, and costs a copy, on failure.
+        return lapack.dpotrf(self.matrix[chain], lower=True)[1] == 0
 
     def _finish_move(self, near: np.ndarray, whole_batch: bool, restore, redo) -> None:
         """Exact check of the chains ``near`` the boundary, then drift control.
@@ -464,7 +492,6 @@ class _Chains:
                 restore(chain)
                 self.refresh([chain], measure_drift=False)
                 redo(chain)
-            self.refresh([chain], measure_drift=False)
         if whole_batch:
             self._refresh_if_cancelling()
 
@@ -479,13 +506,14 @@ class _Chains:
     ) -> None:
         """Move ``m_ij`` uniformly on its feasible interval, in every chain."""
         index = slice(None) if chains is None else chains
-        inverse = self.inverse[index]
-        k_ii, k_jj, k_ij = inverse[:, i, i], inverse[:, j, j], inverse[:, i, j]
+        pair_rows = self.lazy_inverse.rows(np.array([i, j]), index)  # rows i, j of K
+        k_ii, k_jj, k_ij = pair_rows[:, 0, i], pair_rows[:, 1, j], pair_rows[:, 0, j]
         if not np.all(k_ii * k_jj > k_ij * k_ij):
             # Rounding broke the 2 x 2 block's definiteness: recompute exactly.
             self.refresh(index, measure_drift=False)
-            inverse = self.inverse[index]
-            k_ii, k_jj, k_ij = inverse[:, i, i], inverse[:, j, j], inverse[:, i, j]
+            pair_rows = self.lazy_inverse.rows(np.array([i, j]), index)
+            k_ii, k_jj = pair_rows[:, 0, i], pair_rows[:, 1, j]
+            k_ij = pair_rows[:, 0, j]
         root = np.sqrt(k_ii * k_jj)
         lower, upper = _edge_interval(k_ii, k_jj, k_ij)
         step = lower + (upper - lower) * fraction
@@ -495,18 +523,15 @@ class _Chains:
         weights[:, 0, 0] = -scale * step * k_jj
         weights[:, 1, 1] = -scale * step * k_ii
         weights[:, 0, 1] = weights[:, 1, 0] = scale * (1.0 + step * k_ij)
-        pair_rows = inverse[:, [i, j], :]  # rows i, j of K = its columns
-        # The symmetric form R^T W R keeps K symmetric (the column-row form lets
-        # rounding asymmetries grow); contiguous operands keep the product fast.
-        pair_columns = np.ascontiguousarray(np.swapaxes(pair_rows, 1, 2))
-        inverse -= pair_columns @ (weights @ pair_rows)
+        # K -= R^T W R, R = rows i, j of K: the symmetric form keeps K symmetric
+        # (the column-row form lets rounding asymmetries grow).
+        self.lazy_inverse.add(np.swapaxes(pair_rows, 1, 2), -weights, index)
+        self.log_det[index] += np.log(ratio)  # det M(t) / det M
         old = self.matrix[index, i, j].copy()  # a view would see the update
         new = old + step
         if chains is None:
-            self.inverse = inverse
             self.matrix[:, i, j] = self.matrix[:, j, i] = new
         else:
-            self.inverse[chains] = inverse
             self.matrix[chains, i, j] = self.matrix[chains, j, i] = new
         chain_ids = np.arange(self.n_chains) if chains is None else chains
 
@@ -528,16 +553,27 @@ class _Chains:
         """Redraw all edge entries of ``node`` uniformly on their ellipsoid."""
         index = slice(None) if chains is None else chains
         neighbours = self.neighbours[node]
-        inverse = self.inverse[index]
-        n_chains, degree = inverse.shape[0], neighbours.size
-        row = inverse[:, node, :].copy()
+        lazy = self.lazy_inverse
+        # Rows i and N of K: the gathered rows of K0 plus the pending terms, of
+        # which only row i and (below) the combination x^T K[N, :] are expanded to
+        # full length, O(p t) each.
+        stencil = self.stencils[node]
+        base_rows = lazy.base[index][:, stencil, :]
+        pending = lazy.pending_weights(stencil, index)  # (c, t, 1 + d)
+        row = base_rows[:, 0]
+        if lazy.used:
+            row += lazy.expand(np.swapaxes(pending[:, :, :1], 1, 2), index)[:, 0]
+        n_chains, degree = row.shape[0], neighbours.size
         k_ii = row[:, node].copy()
         k_n = row[:, neighbours]
         # B_NN = (M_{-i,-i})^{-1} restricted to the neighbours.
-        schur_inverse = (
-            inverse[:, neighbours[:, None], neighbours]
-            - k_n[:, :, None] * (k_n / k_ii[:, None])[:, None, :]
-        )
+        schur_inverse = base_rows[:, 1:, neighbours] - k_n[:, :, None] * (
+            k_n / k_ii[:, None]
+        )[:, None, :]
+        if lazy.used:
+            schur_inverse += np.swapaxes(pending[:, :, 1:], 1, 2) @ (
+                lazy.vectors[index][:, : lazy.used, neighbours]
+            )
         try:
             factor = np.linalg.cholesky(schur_inverse)
         except np.linalg.LinAlgError as exc:
@@ -554,21 +590,25 @@ class _Chains:
         values = np.linalg.solve(np.swapaxes(factor, 1, 2), ball[:, :, None])[:, :, 0]
         slack = 1.0 - squared_radius  # new Schur complement 1 - x^T B_NN x
         # y = B x, B = K_{-i,-i} - k k^T / k_ii; y_i = -1 completes the new inverse.
-        y = (values[:, None, :] @ inverse[:, neighbours, :])[:, 0, :]
+        y = (values[:, None, :] @ base_rows[:, 1:])[:, 0]
+        if lazy.used:
+            y += lazy.expand(
+                np.swapaxes(pending[:, :, 1:] @ values[:, :, None], 1, 2), index
+            )[:, 0]
         y -= row * (np.einsum("cd,cd->c", k_n, values) / k_ii)[:, None]
         y[:, node] = -1.0
-        row /= np.sqrt(k_ii)[:, None]
-        y /= np.sqrt(slack)[:, None]
-        # K' = K - k k^T / k_ii + y y^T / slack, as one batched (p x 2)(2 x p) product
-        # on contiguous operands (strided ones make it several times slower).
-        inverse += np.stack([-row, y], axis=2) @ np.stack([row, y], axis=1)
+        # K' = K - k k^T / k_ii + y y^T / slack.
+        terms = np.empty((n_chains, 2, row.shape[1]))
+        np.multiply(row, (1.0 / np.sqrt(k_ii))[:, None], out=terms[:, 0])
+        np.multiply(y, (1.0 / np.sqrt(slack))[:, None], out=terms[:, 1])
+        lazy.add_signed(terms, _NODE_MOVE_SIGNS, index)
+        # det M = det M_{-i,-i} * (Schur complement), which was 1 / k_ii.
+        self.log_det[index] += np.log(slack) + np.log(k_ii)
         old = self.matrix[index, node, :][:, neighbours].copy()
         if chains is None:
-            self.inverse = inverse
             self.matrix[:, node, neighbours] = values
             self.matrix[:, neighbours, node] = values
         else:
-            self.inverse[chains] = inverse
             self.matrix[chains[:, None], node, neighbours] = values
             self.matrix[chains[:, None], neighbours, node] = values
         chain_ids = np.arange(self.n_chains) if chains is None else chains

@@ -1,4 +1,4 @@
-"""pytest-benchmark suite (issue 8): ``make bench``; not part of ``make test``.
+"""pytest-benchmark suite: ``make bench``; not part of ``make test``.
 
 Covers every generator, ``triangulate``, ``make_ggm``, each learner's fit and a
 small ``Benchmark`` grid at n_jobs=1 and 2, next to the floors the figures are
@@ -28,6 +28,18 @@ GENERATORS = {
     "TriangulatedOrthogonalization": (generators.TriangulatedOrthogonalization, GRAPH),
     "HitAndRunUniform": (generators.HitAndRunUniform, GRAPH),
     "GWishart": (generators.GWishart, CHORDAL),
+    "GWishartGibbs": (
+        lambda random_state: generators.GWishart(
+            method="gibbs", random_state=random_state
+        ),
+        GRAPH,
+    ),
+    "GWishartLenkoski": (
+        lambda random_state: generators.GWishart(
+            method="lenkoski", random_state=random_state
+        ),
+        GRAPH,
+    ),
     "EigenShift": (generators.EigenShift, GRAPH),
     "CholeskyProduct": (generators.CholeskyProduct, CHORDAL),
     "SpectralControl": (

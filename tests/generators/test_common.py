@@ -166,8 +166,8 @@ def test_node_labels_follow_networkx_node_order():
 
 
 def test_partial_orthogonalization_works_at_large_p():
-    # The reference R package crashes at p >= 800; the issue asks for p = 2000 (that
-    # run lives in the benchmark script; p = 400 keeps this test fast).
+    # The reference R package crashes at p >= 800; p = 2000 is timed by
+    # tests/benchmarks/bench_samplers.py (p = 400 keeps this test fast).
     graph = nx.gnp_random_graph(400, 0.01, seed=0)
     draws = PartialOrthogonalization(random_state=0).fit(graph).sample(1)
     assert_valid_draws(draws, check_adjacency(graph))
