@@ -61,7 +61,9 @@ class LowRankInverse:
     matrices : ndarray of shape (c, p, p)
         The initial matrices ``K0`` (copied).
     capacity : int
-        Pending columns kept before they are folded into ``K0``.
+        Pending columns kept before they are folded into ``K0``; 0 applies every
+        term at once (cheaper for small ``p``, where a pass over ``K`` is cheap and
+        the reads of pending terms would only add calls).
     """
 
     def __init__(self, matrices: np.ndarray, capacity: int) -> None:
@@ -98,10 +100,14 @@ class LowRankInverse:
         ``U`` has shape ``(c', p, k)`` and ``C`` shape ``(c', k, k)`` (or ``(k, k)``).
         """
         k = vectors.shape[2]
+        weighted = vectors @ core
+        if not self.vectors.shape[1]:
+            self.base[chains] += weighted @ np.swapaxes(vectors, 1, 2)
+            self.diagonal[chains] += np.einsum("cpk,cpk->cp", weighted, vectors)
+            return
         if self.used + k > self.vectors.shape[1]:
             self.flush()
         columns = slice(self.used, self.used + k)
-        weighted = vectors @ core
         if not isinstance(chains, slice):
             self.vectors[:, columns] = 0.0
             self.weighted[:, columns] = 0.0
@@ -116,6 +122,11 @@ class LowRankInverse:
         """``K += sum_k signs[k] u_k u_k^T`` for ``chains``; ``rows`` holds the
         ``u_k`` as rows, shape ``(c', k, p)`` (the layout of the pending store)."""
         k = rows.shape[1]
+        if not self.vectors.shape[1]:
+            weighted = rows * signs[:, None]
+            self.base[chains] += np.swapaxes(weighted, 1, 2) @ rows
+            self.diagonal[chains] += np.einsum("ckp,ckp->cp", weighted, rows)
+            return
         if self.used + k > self.vectors.shape[1]:
             self.flush()
         columns = slice(self.used, self.used + k)

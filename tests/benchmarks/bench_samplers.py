@@ -54,8 +54,10 @@ read_graph <- function(path) {{
 }}
 timed <- function(label, expr) {{
   for (r in seq_len({repeats})) {{
-    seconds <- system.time(eval.parent(substitute(expr)))[["elapsed"]]
-    cat("TIME", label, seconds, "\\n")
+    seconds <- system.time(eval.parent(substitute(expr)))
+    cat("TIME", label, seconds[["elapsed"]], "\\n")
+    cat("TIME", paste0(label, "_cpu"),
+        seconds[["user.self"]] + seconds[["sys.self"]], "\\n")
   }}
 }}
 set.seed(1)
@@ -84,26 +86,27 @@ SAMPLERS = [
 ]
 
 
-def times(function, repeats: int) -> list[float]:
-    result = []
+def timed(result: dict, name: str, function, repeats: int) -> None:
+    """Wall seconds under ``name``, CPU seconds under ``name + "_cpu"``."""
     for _ in range(repeats):
-        start = time.perf_counter()
+        wall, cpu = time.perf_counter(), time.process_time()
         function()
-        result.append(time.perf_counter() - start)
-    return result
+        result.setdefault(name, []).append(time.perf_counter() - wall)
+        result.setdefault(name + "_cpu", []).append(time.process_time() - cpu)
 
 
 def python_timings(graph, chordal, sparse, n: int, repeats: int) -> dict:
-    """Wall times of the floor, every sampler and the p = 200 case (one thread)."""
+    """Times of the floor, every sampler and the p = 200 case (one BLAS thread)."""
     graphs = {"graph": graph, "chordal": chordal}
+    result: dict[str, list[float]] = {}
     with threadpool_limits(limits=1, user_api="blas"):
         factors = np.random.RandomState(0).standard_normal((n, 100, 100))
-        result = {"floor": times(lambda: gram_matrices(factors), repeats)}
+        timed(result, "floor", lambda: gram_matrices(factors), repeats)
         for name, make, which, _ in SAMPLERS:
             generator = make(random_state=0).fit(graphs[which])
-            result[name] = times(lambda g=generator: g.sample(n), repeats)
+            timed(result, name, lambda g=generator: g.sample(n), repeats)
         sparse_po = PartialOrthogonalization(random_state=0).fit(sparse)
-        result["sparse"] = times(lambda: sparse_po.sample(100), repeats)
+        timed(result, "sparse", lambda: sparse_po.sample(100), repeats)
     return result
 
 
@@ -144,34 +147,46 @@ def main() -> None:
         seconds = {k: statistics.median(before[k] + after[k]) for k in before}
     else:
         seconds = {k: statistics.median(v) for k, v in before.items()}
-    floor = seconds.pop("floor")
-    sparse_seconds = seconds.pop("sparse")
+    floor = seconds["floor"]
+    sparse_seconds = seconds["sparse"]
     with threadpool_limits(limits=1, user_api="blas"):
         big = erdos_renyi_graph(2000, 5 / 1999, random_state=0)
         start = time.perf_counter()
         PartialOrthogonalization(random_state=0).fit(big).sample(1)
         big_seconds = time.perf_counter() - start
-    rows = [(name, seconds[name], reference) for name, _, _, reference in SAMPLERS]
 
     print(f"\np=100, ER density 0.25 (seed 0), {n} draws, medians of {repeats}")
     print(f"floor: batched U U^T of ({n}, 100, 100) = {floor:.3f} s")
     if reason is not None:
         print(f"gmat not timed: {reason}")
-    print("\n| sampler | seconds | x floor | gmat | gmat seconds | speed-up |")
+    print(
+        "\n| sampler | seconds (CPU) | x floor | gmat | gmat seconds (CPU) "
+        "| speed-up wall (CPU) |"
+    )
     print("|---|---|---|---|---|---|")
-    for name, seconds, reference in rows:
-        r = r_seconds.get(reference) if reference else None
-        r_cells = (
-            f"`{reference}` | {r:.2f} | {r / seconds:.1f}x"
-            if r is not None
-            else "| | "
+    for name, _, _, reference in SAMPLERS:
+        mine, mine_cpu = seconds[name], seconds[name + "_cpu"]
+        cells = f"{mine:.3f} ({mine_cpu:.3f}) | {mine / floor:.1f}"
+        if reference in r_seconds:
+            r, r_cpu = r_seconds[reference], r_seconds[reference + "_cpu"]
+            cells += (
+                f" | `{reference}` | {r:.2f} ({r_cpu:.2f}) | "
+                f"{r / mine:.1f}x ({r_cpu / mine_cpu:.1f}x)"
+            )
+        else:
+            cells += " | | |"
+        print(f"| {name} | {cells} |")
+    if "port_p200" in r_seconds:
+        r, r_cpu = r_seconds["port_p200"], r_seconds["port_p200_cpu"]
+        ratio = (
+            f"`port` {r:.2f} s (CPU {r_cpu:.2f}), {r / sparse_seconds:.1f}x "
+            f"({r_cpu / seconds['sparse_cpu']:.1f}x)"
         )
-        print(f"| {name} | {seconds:.3f} | {seconds / floor:.1f} | {r_cells} |")
-    r = r_seconds.get("port_p200")
-    ratio = f"`port` {r:.2f} s, {r / sparse_seconds:.1f}x" if r else "gmat not timed"
+    else:
+        ratio = "gmat not timed"
     print(
         f"\nPartialOrthogonalization, ER p=200 d=0.1, 100 draws: "
-        f"{sparse_seconds:.3f} s ({ratio})"
+        f"{sparse_seconds:.3f} s (CPU {seconds['sparse_cpu']:.3f}; {ratio})"
     )
     print(
         f"PartialOrthogonalization, ER p=2000 average degree 5, one draw: "
