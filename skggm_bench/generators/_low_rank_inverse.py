@@ -7,7 +7,8 @@ Applied at once, each term is a pass over the ``p x p`` matrix (memory-bound,
 kept aside, ``K = K0 + G V^T`` with ``V = [U_1, U_2, ...]`` and ``G = [U_1 C_1, ...]``,
 and folded into ``K0`` by one matrix product (level-3 BLAS) every ``capacity``
 columns. Meanwhile a move reads what it needs in ``O(p t)`` (``t`` pending
-columns): a few rows, a combination of rows, a small block, the diagonal.
+columns): rows, or combinations of rows built from the pending weights of a few
+rows, and the diagonal, which is kept up to date.
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ __all__ = ["LowRankInverse", "inverse_and_log_det"]
 def inverse_and_log_det(matrices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Inverses and log-determinants of SPD matrices, from one Cholesky each.
 
-    LAPACK's ``potri`` inverts from the factor in ``p^3 / 3`` more flops (half of an
-    LU-based inverse); the factorisation also certifies positive definiteness.
+    Cholesky and LAPACK's ``potri`` take ``p^3`` flops, half of an LU-based
+    inverse; the factorisation also certifies positive definiteness.
 
     Raises
     ------

@@ -138,6 +138,9 @@ def _orthogonalize_chunk(
             packed = lower[:, i * (i - 1) // 2 : i * (i + 1) // 2]
             block.add_row(i, neighbours[i], diagonal[:, i], packed, gram)
         block.write_inverse(inverse_t)
+    # Rows wrote only their strictly lower part (one scattered column write per row
+    # is slow); the upper triangle is its transpose, added in one pass.
+    gram += np.swapaxes(gram, 1, 2)
 
 
 class _Block:
@@ -201,7 +204,6 @@ class _Block:
         nu = np.sqrt(r_ii * r_ii + np.einsum("ca,ca->c", y, e))
         m = e / nu[:, None]
         gram[:, i, neighbours] = m
-        gram[:, neighbours, i] = m
         # Row i of Q: Z m on the earlier columns, r_ii / nu on the diagonal.
         if a1:
             self.q_before[:, t] = (m[:, None, :a1] @ before[:, 1:])[:, 0]
