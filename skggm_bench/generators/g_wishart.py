@@ -190,27 +190,31 @@ def complete_covariance(
     completion = sigma.copy()
     threshold = tol * np.max(np.diagonal(sigma, axis1=1, axis2=2), axis=1)
     active = np.arange(n_samples)
-    # Right-hand sides sigma[N, j] never change.
-    targets = [sigma[:, nbrs, j, None] for j, nbrs in enumerate(neighbours)]
+    # Right-hand sides sigma[N, j] never change; they are re-gathered only when
+    # the set of unconverged matrices shrinks.
+    all_targets = [sigma[:, nbrs, j, None] for j, nbrs in enumerate(neighbours)]
+    targets = all_targets
     for sweep in range(1, max_iter + 1):
         current = completion[active]
         change = np.zeros(active.size)
-        for j, nbrs in enumerate(neighbours):
-            old = current[:, j, :].copy()
+        for j, (nbrs, target) in enumerate(zip(neighbours, targets, strict=True)):
             if nbrs.size == 0:
                 # W[-j, j] = 0: an isolated node is independent of the rest.
-                new = np.zeros_like(old)
+                new = np.zeros((active.size, current.shape[1]))
             else:
                 # W is symmetric: work on its rows, which are contiguous.
                 rows = current[:, nbrs, :]
-                beta = np.linalg.solve(rows[:, :, nbrs], targets[j][active])
+                beta = np.linalg.solve(rows[:, :, nbrs], target)
                 new = (np.swapaxes(beta, 1, 2) @ rows)[:, 0, :]
-            new[:, j] = old[:, j]
-            np.maximum(change, np.abs(new - old).max(axis=1), out=change)
+            new[:, j] = current[:, j, j]
+            np.maximum(change, np.abs(new - current[:, j, :]).max(axis=1), out=change)
             current[:, j, :] = new
             current[:, :, j] = new
         completion[active] = current
-        active = active[change > threshold[active]]
+        unconverged = change > threshold[active]
+        if not unconverged.all():
+            active = active[unconverged]
+            targets = [target[active] for target in all_targets]
         if active.size == 0:
             return completion, sweep
     raise RuntimeError(
