@@ -49,6 +49,11 @@ class GraphicalModelGenerator(BaseEstimator):
     (2, 4, 4)
     """
 
+    # Samplers whose raw draws are exactly symmetric, with exact zeros and the
+    # promised diagonal (tests/generators/test_common.py checks the raw output of
+    # every sampler) skip the cleaning pass, a third of the cost of a fast sampler.
+    _pattern_exact_by_construction = False
+
     @property
     def _unit_diagonal(self) -> bool:
         """Whether draws promise a unit diagonal (correlation scale).
@@ -108,6 +113,8 @@ class GraphicalModelGenerator(BaseEstimator):
         if getattr(self, "sparse_output", False):
             return [self._sample_sparse(self._rng) for _ in range(n_samples)]
         matrices = self._sample(n_samples, self._rng)
+        if self._pattern_exact_by_construction:
+            return matrices
         return _enforce_pattern(matrices, self.adjacency_, self._unit_diagonal)
 
     def iter_samples(

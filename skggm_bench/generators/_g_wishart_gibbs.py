@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._low_rank_inverse import inverse_and_log_det
+
 __all__ = ["GibbsChains"]
 
 
@@ -85,15 +87,12 @@ class GibbsChains:
     def refresh(self) -> None:
         """Recompute ``Sigma`` and ``log det K`` from ``K``."""
         try:
-            cholesky = np.linalg.cholesky(self.precision)
+            self.covariance, self.log_det = inverse_and_log_det(self.precision)
         except np.linalg.LinAlgError as exc:  # pragma: no cover - safety net
             raise RuntimeError(
                 "a G-Wishart Gibbs chain left the positive definite cone; this is a "
                 "numerical failure that should not happen, please report it"
             ) from exc
-        inverse = np.linalg.inv(self.precision)
-        self.covariance = 0.5 * (inverse + np.swapaxes(inverse, 1, 2))
-        self.log_det = 2.0 * np.log(np.diagonal(cholesky, axis1=1, axis2=2)).sum(1)
 
     def row_move(self, node: int) -> None:
         """Redraw ``K_ii`` and ``K[N, i]`` from their conditional law, every chain."""

@@ -51,6 +51,10 @@ class PartialOrthogonalization(GraphicalModelGenerator):
     (0.0, True)
     """
 
+    # M_iN and M_Ni are written from the same values, non-edges are never written
+    # and the diagonal is set to one.
+    _pattern_exact_by_construction = True
+
     _parameter_constraints: dict = {
         "random_state": ["random_state"],
     }

@@ -66,6 +66,10 @@ class TriangulatedOrthogonalization(GraphicalModelGenerator):
     0.0
     """
 
+    # M_iN and M_Ni are written from the same values, non-edges are never written
+    # and the diagonal is set to one.
+    _pattern_exact_by_construction = True
+
     _parameter_constraints: dict = {
         "triangulation": [StrOptions({"min_degree", "min_fill"})],
         "random_state": ["random_state"],

@@ -237,6 +237,9 @@ def test_raw_draws_meet_the_contract(name, graph_name):
     assert_raw_draws_meet_the_contract(
         raw, generator.adjacency_, generator._unit_diagonal
     )
+    if generator._pattern_exact_by_construction:
+        # These skip the cleaning: the contract must hold exactly, as sampled.
+        assert_valid_draws(raw, generator.adjacency_, generator._unit_diagonal)
 
 
 class _MisscaledDiagonalDominance(DiagonalDominance):
@@ -250,8 +253,8 @@ class _MisscaledDiagonalDominance(DiagonalDominance):
         return super()._sample(n_samples, rng) * 0.5
 
 
-class _LeakyPartialOrthogonalization(PartialOrthogonalization):
-    """Wrong variant: one non-edge not orthogonalised (a small non-zero entry)."""
+class _LeakyDiagonalDominance(DiagonalDominance):
+    """Wrong variant: one non-edge left with a small non-zero entry."""
 
     def _sample(self, n_samples, rng):
         matrices = super()._sample(n_samples, rng)
@@ -260,13 +263,14 @@ class _LeakyPartialOrthogonalization(PartialOrthogonalization):
 
 
 @pytest.mark.parametrize(
-    "wrong", [_MisscaledDiagonalDominance, _LeakyPartialOrthogonalization]
+    "wrong", [_MisscaledDiagonalDominance, _LeakyDiagonalDominance]
 )
 def test_raw_contract_catches_what_the_cleaning_hides(wrong):
     graph = GRAPHS["cycle5"]
     adjacency = check_adjacency(graph)
     generator = wrong(random_state=0).fit(graph)
-    # The cleaned draws look valid ...
+    # The cleaned draws look valid (samplers that skip the cleaning, like the
+    # orthogonalization samplers, are held to the contract on their draws) ...
     assert_valid_draws(generator.sample(20), adjacency)
     # ... the raw ones do not.
     with pytest.raises(AssertionError):
