@@ -59,146 +59,151 @@ __all__ = [
 # --------------------------------------------------------------------------------------
 
 
-def check_adjacency(graph: Any) -> np.ndarray:
+def check_adjacency(
+    graph: Any, *, name: str = "adjacency matrix", sparse: bool = False
+) -> np.ndarray | sp.csr_array:
     """Validate a graph and return its boolean adjacency matrix.
+
+    This is the one validator of graphs in skggm-bench: generators, the data
+    pipeline and the metrics all read graphs through it.
 
     Parameters
     ----------
     graph : networkx.Graph, array-like of shape (p, p) or scipy.sparse matrix
         The undirected graph. For a networkx graph, row ``k`` of the result is the
         node ``list(graph.nodes)[k]``. Arrays must hold booleans or the numbers 0 and
-        1, be symmetric and have a zero diagonal. Explicitly stored zeros of a
-        sparse matrix are not edges.
+        1 off the diagonal and be symmetric. Explicitly stored zeros of a sparse
+        matrix are not edges.
+    name : str, default="adjacency matrix"
+        What to call the graph in error messages (e.g. ``"true_adjacency"``).
+    sparse : bool, default=False
+        Return a ``scipy.sparse.csr_array`` instead of a dense array. Networkx
+        graphs and sparse matrices are then read without ever building a dense
+        ``(p, p)`` array: time and memory are proportional to ``p + |E|``.
 
     Returns
     -------
-    adjacency : ndarray of shape (p, p), dtype bool
+    adjacency : ndarray of shape (p, p) or scipy.sparse.csr_array, dtype bool
         Symmetric, with a ``False`` diagonal. A fresh array (never a view of the
-        input).
+        input); a sparse result is canonical (sorted indices, no duplicates, no
+        stored zeros).
 
     Raises
     ------
     TypeError
         If ``graph`` is a string or an object that is neither a graph nor numeric.
     ValueError
-        If the graph is directed or a multigraph, has self-loops, or the matrix is not
-        2-D, not square, not symmetric, contains NaN/inf or values other than 0 and 1.
+        If the graph is directed or a multigraph, or the matrix is not 2-D, not
+        square, not symmetric, contains NaN/inf or values other than 0 and 1 off the
+        diagonal.
+
+    Notes
+    -----
+    The diagonal is ignored, whatever it holds, and so are the self-loops of a
+    networkx graph: in a Gaussian graphical model every variable depends on itself
+    and the diagonal of a covariance or precision matrix is never zero, so a
+    self-loop carries no information. The support of a precision matrix,
+    ``precision != 0``, is therefore a valid graph as it is.
 
     See Also
     --------
     is_chordal, perfect_ordering, triangulate : Read sparse and networkx input
-        without building this dense matrix.
+        without building a dense matrix.
 
     Examples
     --------
     >>> import networkx as nx
+    >>> import numpy as np
     >>> from skggm_bench.graphs import check_adjacency
     >>> check_adjacency(nx.path_graph(3)).astype(int)
     array([[0, 1, 0],
            [1, 0, 1],
            [0, 1, 0]])
-    >>> check_adjacency([[0, 1], [0, 0]])
+    >>> check_adjacency(np.array([[2.0, -0.5], [-0.5, 1.0]]) != 0).astype(int)
+    array([[0, 1],
+           [1, 0]])
+    >>> check_adjacency([[0, 1], [0, 0]], name="true_adjacency")
     Traceback (most recent call last):
     ...
-    ValueError: adjacency matrix is not symmetric: entry (0, 1) is 1 but (1, 0) is 0
-    """
-    if isinstance(graph, nx.Graph) or sp.issparse(graph):
-        return _check_sparse_adjacency(graph).toarray()
-    return _adjacency_from_matrix(_as_matrix(graph))
-
-
-def _check_sparse_adjacency(graph: Any) -> sp.csr_array:
-    """Validate a graph like :func:`check_adjacency`, returning a sparse adjacency.
-
-    Networkx graphs and scipy.sparse matrices are read without building a dense
-    ``(p, p)`` array, so time and memory are proportional to ``p + |E|``; dense
-    array-likes go through :func:`check_adjacency`. The checks and error messages
-    are the same as there.
-
-    Returns
-    -------
-    adjacency : scipy.sparse.csr_array of shape (p, p), dtype bool
-        Canonical (sorted indices, no duplicates, no stored zeros), symmetric, with
-        an empty diagonal.
+    ValueError: true_adjacency is not symmetric: entry (0, 1) is 1 but (1, 0) is 0
     """
     if isinstance(graph, nx.Graph):
-        return _sparse_from_networkx(graph)
-    if sp.issparse(graph):
-        return _sparse_from_sparse(graph)
-    return sp.csr_array(check_adjacency(graph))
+        adjacency = _sparse_from_networkx(graph)
+    elif sp.issparse(graph):
+        adjacency = _sparse_from_sparse(graph, name)
+    else:
+        dense = _adjacency_from_matrix(_as_matrix(graph, name), name)
+        return sp.csr_array(dense) if sparse else dense
+    return adjacency if sparse else adjacency.toarray()
 
 
-def _as_matrix(graph: Any) -> np.ndarray:
+def _as_matrix(graph: Any, name: str) -> np.ndarray:
     if isinstance(graph, (str, bytes)) or graph is None:
         raise TypeError(
-            "graph must be a networkx.Graph, a (p, p) adjacency array or a "
+            f"{name} must be a networkx.Graph, a (p, p) adjacency array or a "
             f"scipy.sparse matrix, got {type(graph).__name__}"
         )
     try:
         return np.asarray(graph)
     except (TypeError, ValueError) as exc:
         raise TypeError(
-            f"graph of type {type(graph).__name__} cannot be read as an adjacency "
+            f"{name} of type {type(graph).__name__} cannot be read as an adjacency "
             "matrix"
         ) from exc
 
 
-def _check_matrix_type(dtype: np.dtype, ndim: int, shape: tuple) -> None:
+def _check_matrix_type(dtype: np.dtype, ndim: int, shape: tuple, name: str) -> None:
     """Checks shared by dense and sparse matrices, in the order users hit them."""
     # kinds: b(ool), i(nt), u(nsigned), f(loat), c(omplex); not object/str/time.
     if dtype.kind not in "biufc":
-        raise TypeError(
-            f"adjacency matrix must be boolean or numeric, got dtype {dtype}"
-        )
+        raise TypeError(f"{name} must be boolean or numeric, got dtype {dtype}")
     if ndim != 2:
-        raise ValueError(f"adjacency matrix must be 2-D, got {ndim} dimensions")
+        raise ValueError(f"{name} must be 2-D, got {ndim} dimensions")
     if shape[0] != shape[1]:
-        raise ValueError(f"adjacency matrix must be square, got shape {shape}")
+        raise ValueError(f"{name} must be square, got shape {shape}")
     if np.issubdtype(dtype, np.complexfloating):
-        raise ValueError("adjacency matrix must be real, got complex values")
+        raise ValueError(f"{name} must be real, got complex values")
 
 
-def _check_values(values: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> None:
+def _check_values(
+    values: np.ndarray, rows: np.ndarray, cols: np.ndarray, name: str
+) -> None:
     """Reject NaN/inf and values other than 0/1; the first offender is row-major."""
     if values.dtype == bool:
         return
     if not np.all(np.isfinite(values)):
-        raise ValueError("adjacency matrix contains NaN or infinite values")
+        raise ValueError(f"{name} contains NaN or infinite values off the diagonal")
     bad = np.flatnonzero((values != 0) & (values != 1))
     if bad.size:
         k = bad[0]
         raise ValueError(
-            "adjacency matrix must hold only 0/1 or booleans, got "
-            f"{values[k].item()!r} at ({rows[k]}, {cols[k]})"
+            f"{name} must hold only 0/1 or booleans off the diagonal, got "
+            f"{values[k].item()!r} at ({rows[k]}, {cols[k]}); threshold edge "
+            "weights first, or use the edge-score metrics for continuous scores"
         )
 
 
-def _adjacency_from_matrix(matrix: np.ndarray) -> np.ndarray:
-    _check_matrix_type(matrix.dtype, matrix.ndim, matrix.shape)
+def _adjacency_from_matrix(matrix: np.ndarray, name: str) -> np.ndarray:
+    _check_matrix_type(matrix.dtype, matrix.ndim, matrix.shape, name)
+    off_diagonal = ~np.eye(matrix.shape[0], dtype=bool)
     if matrix.dtype != bool:
-        bad = ~np.isfinite(matrix) | ((matrix != 0) & (matrix != 1))
+        bad = (~np.isfinite(matrix) | ((matrix != 0) & (matrix != 1))) & off_diagonal
         if bad.any():
             rows, cols = np.nonzero(bad)
-            _check_values(matrix[rows, cols], rows, cols)
-    adjacency = np.array(matrix != 0, dtype=bool)
-    diagonal = np.flatnonzero(np.diag(adjacency))
-    if diagonal.size:
-        raise ValueError(
-            "adjacency matrix has a non-zero diagonal (self-loop) at node "
-            f"{diagonal[0]}"
-        )
+            _check_values(matrix[rows, cols], rows, cols, name)
+    adjacency = np.array(matrix != 0, dtype=bool) & off_diagonal
     asymmetric = adjacency != adjacency.T
     if asymmetric.any():
         i, j = np.argwhere(asymmetric)[0]
         raise ValueError(
-            f"adjacency matrix is not symmetric: entry ({i}, {j}) is "
+            f"{name} is not symmetric: entry ({i}, {j}) is "
             f"{int(adjacency[i, j])} but ({j}, {i}) is {int(adjacency[j, i])}"
         )
     return adjacency
 
 
-def _sparse_from_sparse(matrix: Any) -> sp.csr_array:
-    _check_matrix_type(matrix.dtype, matrix.ndim, matrix.shape)
+def _sparse_from_sparse(matrix: Any, name: str) -> sp.csr_array:
+    _check_matrix_type(matrix.dtype, matrix.ndim, matrix.shape, name)
     p = matrix.shape[0]
     # A fresh canonical CSR copy: duplicates of a COO input are summed (as
     # ``toarray`` would), indices sorted so that entry order is row-major.
@@ -206,15 +211,11 @@ def _sparse_from_sparse(matrix: Any) -> sp.csr_array:
     csr.sum_duplicates()
     rows = np.repeat(np.arange(p, dtype=np.int64), np.diff(csr.indptr))
     cols = csr.indices.astype(np.int64)
-    _check_values(csr.data, rows, cols)
-    stored = csr.data != 0
+    off_diagonal = rows != cols
+    rows, cols, values = rows[off_diagonal], cols[off_diagonal], csr.data[off_diagonal]
+    _check_values(values, rows, cols, name)
+    stored = values != 0
     rows, cols = rows[stored], cols[stored]
-    loops = np.flatnonzero(rows == cols)
-    if loops.size:
-        raise ValueError(
-            "adjacency matrix has a non-zero diagonal (self-loop) at node "
-            f"{rows[loops[0]]}"
-        )
     # Row-major keys are sorted; the matrix is symmetric iff the transposed keys are
     # the same set. The first asymmetric pair in row-major order matches the dense
     # check's message.
@@ -225,7 +226,7 @@ def _sparse_from_sparse(matrix: Any) -> sp.csr_array:
         i, j = divmod(first, p)
         present = bool(np.isin(first, keys))
         raise ValueError(
-            f"adjacency matrix is not symmetric: entry ({i}, {j}) is "
+            f"{name} is not symmetric: entry ({i}, {j}) is "
             f"{int(present)} but ({j}, {i}) is {int(not present)}"
         )
     return _csr_from_pairs(p, rows, cols)
@@ -239,9 +240,6 @@ def _sparse_from_networkx(graph: nx.Graph) -> sp.csr_array:
         )
     if graph.is_multigraph():
         raise ValueError("graph is a multigraph; parallel edges are not allowed")
-    loop = next(nx.selfloop_edges(graph), None)
-    if loop is not None:
-        raise ValueError(f"graph has self-loops, e.g. at node {loop[0]!r}")
     index = {node: k for k, node in enumerate(graph.nodes)}
     n_edges = graph.number_of_edges()
     ends = np.fromiter(
@@ -250,6 +248,8 @@ def _sparse_from_networkx(graph: nx.Graph) -> sp.csr_array:
         count=2 * n_edges,
     )
     rows, cols = ends[0::2], ends[1::2]
+    proper = rows != cols  # self-loops are ignored, as the diagonal of a matrix
+    rows, cols = rows[proper], cols[proper]
     return _csr_from_pairs(
         len(index), np.concatenate([rows, cols]), np.concatenate([cols, rows])
     )
@@ -624,9 +624,9 @@ def random_chordal_graph(
 # Chordal tools
 #
 # They work on sparse neighbour lists (a canonical CSR matrix from
-# _check_sparse_adjacency), so time and memory are proportional to p + |E| (plus the
-# fill-in for triangulate); no dense (p, p) array is built unless the caller passes
-# one or asks for one.
+# check_adjacency(..., sparse=True)), so time and memory are proportional to
+# p + |E| (plus the fill-in for triangulate); no dense (p, p) array is built unless
+# the caller passes one or asks for one.
 # --------------------------------------------------------------------------------------
 
 
@@ -813,7 +813,7 @@ def is_chordal(graph: Any) -> bool:
     >>> is_chordal(nx.cycle_graph(4)), is_chordal(nx.cycle_graph(3))
     (False, True)
     """
-    adjacency = _check_sparse_adjacency(graph)
+    adjacency = check_adjacency(graph, sparse=True)
     order = _maximum_cardinality_search(adjacency)
     return _first_violation(adjacency, order) is None
 
@@ -858,7 +858,7 @@ def perfect_ordering(graph: Any) -> np.ndarray:
     ...
     ValueError: graph is not chordal: the cycle 3 - 0 - 1 - 2 - 3 (networkx nodes) ...
     """
-    adjacency = _check_sparse_adjacency(graph)
+    adjacency = check_adjacency(graph, sparse=True)
     order = _maximum_cardinality_search(adjacency)
     violation = _first_violation(adjacency, order)
     if violation is not None:
@@ -921,7 +921,7 @@ def _triangulate_sparse(
     """
     if method not in ("min_degree", "min_fill"):
         raise ValueError(f"method must be 'min_degree' or 'min_fill', got {method!r}")
-    adjacency = _check_sparse_adjacency(graph)
+    adjacency = check_adjacency(graph, sparse=True)
     p = adjacency.shape[0]
     elimination, later = _Elimination(adjacency, method).run()
     # The filled graph joins each vertex to its neighbours at elimination time.

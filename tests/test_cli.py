@@ -5,6 +5,8 @@ directory; one test interrupts a real ``skggm-bench run`` process with SIGINT an
 resumes it.
 """
 
+import importlib.util
+import json
 import os
 import signal
 import sqlite3
@@ -20,15 +22,16 @@ import pandas as pd
 import pytest
 
 from skggm_bench import cli
+from skggm_bench._commands import silenced_warnings
 from skggm_bench.benchmark import Benchmark
-from skggm_bench.presets import (
+from skggm_bench.benchmark.config import (
     PRESETS,
     ConfigError,
     get_preset,
     load_config,
     parse_config,
 )
-from skggm_bench.store import ResultStore
+from skggm_bench.benchmark.store import ResultStore
 
 matplotlib.use("Agg")
 
@@ -80,20 +83,24 @@ def test_run_leaderboard_report_end_to_end(workdir, capsys):
     store = workdir / "skggm-bench-results" / "tiny.sqlite"
     assert store_rows(store) == TINY_ROWS
     captured = capsys.readouterr()
-    assert f"{TINY_ROWS} rows ({TINY_ROWS} ok)" in captured.err
+    assert f"done: {TINY_ROWS} rows (" in captured.err
     assert f"{TINY_ROWS}/{TINY_ROWS} [" in captured.err  # the progress bar, ETA
-    assert "skggm-bench report --config" in captured.out
+    assert f"report --config {config}" in captured.out
 
     assert cli.main(["leaderboard", "--config", str(config)]) == 0
     board = capsys.readouterr().out
-    assert "Leaderboard by f1" in board and "mean rank [95% CI]" in board
+    assert board.index("Findings") < board.index("Leaderboard by F1")
+    assert "mean rank (95% CI)" in board and "Critical differences" in board
     assert "shrink" in board and "glasso" in board
     assert "Rank shift DiagonalDominance -> TriangulatedOrthogonalization" in board
+    assert "Kendall's tau" in board
+    assert max(len(line) for line in board.splitlines()) <= 100
 
     out = workdir / "html"
     assert cli.main(["report", "--config", str(config), "--out", str(out)]) == 0
     page = (out / "report.html").read_text(encoding="utf-8")
-    assert "Leaderboard (f1)" in page and "mean rank [95% CI]" in page
+    assert page.index(">Findings</h2>") < page.index(">Leaderboard</h2>")
+    assert "mean rank (95% CI)" in page
     assert "<td>shrink</td>" in page and "<td>glasso</td>" in page
     assert "data:image/png;base64," in page
     assert str(out / "report.html") in capsys.readouterr().out
@@ -110,7 +117,7 @@ def test_second_run_resumes_and_computes_nothing(workdir, capsys):
     assert store_rows(store) == TINY_ROWS
     # leaderboard and report find the store with --store too
     assert cli.main(["leaderboard", "--store", str(store), "--metric", "shd"]) == 0
-    assert "Leaderboard by shd" in capsys.readouterr().out
+    assert "Leaderboard by SHD (lower is better)" in capsys.readouterr().out
 
 
 def test_ctrl_c_exits_130_with_a_resume_message(workdir, capsys, monkeypatch):
@@ -194,13 +201,13 @@ alpha = 0.05
         ),
         (
             lambda t: t.replace("[0.2, 0.4]", "[0.2, -0.4]"),
-            "densities[1]: a density must be in [0, 1], got -0.4",
+            "densities: densities[1]=-0.4 is negative",
         ),
         (
             lambda t: t.replace("[40, 80]", "[]"),
-            "n_samples: empty grid; give at least one sample size",
+            "n_samples: n_samples is empty: the grid needs at least one value",
         ),
-        (lambda t: t.replace("[0.2, 0.4]", "[]"), "densities: empty grid"),
+        (lambda t: t.replace("[0.2, 0.4]", "[]"), "densities: densities is empty"),
         (
             lambda t: t.replace('"DiagonalDominance",', '"DiagonalDominanse",'),
             "generators.DiagonalDominanse: unknown generator 'DiagonalDominanse' "
@@ -210,19 +217,26 @@ alpha = 0.05
             lambda t: t.replace("n_repeats = 3", "n_repeat = 3"),
             "n_repeat: unknown key (did you mean 'n_repeats'?)",
         ),
-        (lambda t: t.replace("alpha = 0.2", "alpha = -1.0"), "learners.glasso: The "),
+        (
+            lambda t: t.replace("alpha = 0.2", "alpha = -1.0"),
+            "learners.glasso: learners['glasso']: The 'alpha' parameter",
+        ),
         (
             lambda t: t.replace("alpha = 0.2", "alfa = 0.2"),
             "learners.glasso.alfa: GraphicalLasso has no parameter 'alfa'",
         ),
-        (lambda t: t.replace('"shd"]', '"shd", "auc"]'), "metrics[4]: unknown metric"),
+        (
+            lambda t: t.replace('"shd"]', '"shd", "auc"]'),
+            "metrics: unknown metric 'auc'",
+        ),
         (
             lambda t: t.replace("n_repeats = 3", "n_repeats = 0"),
-            "n_repeats: must be >=",
+            "n_repeats: The 'n_repeats' parameter of Benchmark must be an int in the "
+            "range [1, inf)",
         ),
         (
             lambda t: t.replace("n_features = 10", "n_features = 9.5"),
-            "n_features: must",
+            "n_features: n_features[0] must be an integer, got 9.5",
         ),
         (lambda t: t.replace("[0.2, 0.4]", "[0.2, 0.4"), "not valid TOML"),
     ],
@@ -248,17 +262,26 @@ def test_config_errors_from_python_name_the_key():
             **base,
             "learners": {"x": {"class": "LassoNetwork", "cvv": 3}},
         },
-        "generators.DiagonalDominance.random_state: generators are seeded": {
+        "model: The 'model' parameter of Benchmark must be a str among": {
             **base,
-            "generators": {"DiagonalDominance": {"random_state": 1}},
+            "model": "precision",
         },
-        "model: must be one of": {**base, "model": "precision"},
-        "run.backend: must be one of": {**base, "run": {"backend": "spark"}},
-        "timeout: must be a positive number": {**base, "timeout": 0},
-        "densities[0]: must be a number": {**base, "densities": ["dense"]},
-        "n_samples[1]: must be >= 2": {**base, "n_samples": [10, 1]},
-        "n_samples: values are repeated": {**base, "n_samples": [10, 10]},
-        "graph: unknown graph family 'erdos' (did you mean": {**base, "graph": "erdos"},
+        "run.backend: backend='spark' is not a joblib backend": {
+            **base,
+            "run": {"backend": "spark"},
+        },
+        "timeout: The 'timeout' parameter": {**base, "timeout": 0},
+        "densities: densities[0] must be a number": {**base, "densities": ["dense"]},
+        "n_samples: n_samples[1] must be >= 1": {**base, "n_samples": [10, 0]},
+        "n_samples: n_samples lists 10 twice": {**base, "n_samples": [10, 10]},
+        "graph: graph='erdos' is not a graph family": {**base, "graph": "erdos"},
+        "generators.UniformChordal: generator 'UniformChordal' cannot sample on "
+        "graph='erdos_renyi'": {
+            **base,
+            "generators": ["UniformChordal"],
+            "densities": [0.3],
+            "n_features": 20,
+        },
         "learners.sklearn.nope.Estimator: cannot import 'sklearn.nope'": {
             **base,
             "learners": ["sklearn.nope.Estimator"],
@@ -286,7 +309,7 @@ def test_leaderboard_rejects_an_unknown_metric(workdir, capsys):
                      "--no-progress"]) == 0  # fmt: skip
     capsys.readouterr()
     assert cli.main(["leaderboard", "--config", str(config), "--metric", "mcc"]) == 2
-    assert "metric 'mcc' is not a column" in capsys.readouterr().err
+    assert "metric 'mcc' is not in these results" in capsys.readouterr().err
 
 
 def test_unknown_preset_and_bad_execution_options(workdir, capsys, monkeypatch):
@@ -306,6 +329,312 @@ def test_unknown_preset_and_bad_execution_options(workdir, capsys, monkeypatch):
     assert info.value.code == 2
     with pytest.raises(SystemExit):
         cli.main(["run", "--preset", "quick", "--config", config])  # exclusive
+
+
+# --------------------------------------------------------------------------------------
+# User errors and environment problems: one line naming the problem, no traceback
+# --------------------------------------------------------------------------------------
+
+MICRO = """
+n_features = 8
+densities = [0.2]
+n_samples = [40]
+n_repeats = 2
+metrics = ["tpr", "ppv", "f1"]
+random_state = 0
+generators = ["DiagonalDominance", "TriangulatedOrthogonalization"]
+[learners.shrink]
+class = "ShrinkagePartialCorrelation"
+[learners.glasso]
+class = "GraphicalLasso"
+alpha = 0.2
+"""
+MICRO_ROWS = 2 * 2 * 2  # generators x learners x repeats
+
+
+@pytest.fixture(scope="module")
+def micro(tmp_path_factory):
+    """A complete stored study of 8 fits, and its configuration file."""
+    folder = tmp_path_factory.mktemp("micro")
+    config = write_config(folder, MICRO, name="micro.toml")
+    store = folder / "micro.sqlite"
+    assert cli.main(["run", "--config", str(config), "--store", str(store),
+                     "--n-jobs", "1", "--no-progress"]) == 0  # fmt: skip
+    return config, store
+
+
+def one_line_error(err, command, status_text="error"):
+    """The whole of stderr is one line naming the command and the problem."""
+    assert "Traceback" not in err
+    assert err.count("\n") == 1 and err.endswith("\n"), err
+    assert err.startswith(f"skggm-bench {command}: {status_text}: "), err
+    return err
+
+
+def damaged_stores(folder, good):
+    """The ways a store can be damaged or not be a store at all."""
+    data = good.read_bytes()
+    unrelated = folder / "unrelated.sqlite"
+    with sqlite3.connect(unrelated) as conn:
+        conn.execute("CREATE TABLE people (name TEXT)")
+    conn.close()
+    files = {
+        "truncated.sqlite": data[: len(data) // 3],
+        "garbage.sqlite": b"not a database at all\n" * 100,
+        "empty.sqlite": b"",
+        "header-only.sqlite": data[:100],
+    }
+    for name, content in files.items():
+        (folder / name).write_bytes(content)
+    return [folder / name for name in files] + [unrelated]
+
+
+def test_damaged_stores_are_one_line_errors_and_stay_untouched(micro, tmp_path, capsys):
+    _, store = micro
+    for path in damaged_stores(tmp_path, store):
+        before = path.read_bytes()
+        for command in ("leaderboard", "report"):
+            status = cli.main([command, "--store", str(path), "--out", str(tmp_path)]
+                              if command == "report"
+                              else [command, "--store", str(path)])  # fmt: skip
+            assert status == 1, path.name
+            err = one_line_error(capsys.readouterr().err, command)
+            assert str(path.name) in err
+        # Reading never writes: the file is byte for byte what it was.
+        assert path.read_bytes() == before, path.name
+        assert sorted(p.name for p in tmp_path.glob(f"{path.name}*")) == [path.name]
+    truncated = tmp_path / "truncated.sqlite"
+    assert cli.main(["run", "--config", str(micro[0]), "--store", str(truncated),
+                     "--no-progress"]) == 1  # fmt: skip
+    err = one_line_error(capsys.readouterr().err.split("\n", 1)[1], "run")
+    assert "cannot use" in err and "results store" in err
+
+
+def test_places_that_cannot_be_created(micro, capsys):
+    config, store = micro
+    # /proc refuses new entries even to root.
+    assert cli.main(["report", "--store", str(store), "--out", "/proc/nope/r"]) == 1
+    err = one_line_error(capsys.readouterr().err, "report")
+    assert "cannot write the report to /proc/nope/r" in err
+    assert cli.main(["run", "--config", str(config), "--store",
+                     "/proc/nope/study.sqlite", "--no-progress"]) == 1  # fmt: skip
+    err = capsys.readouterr().err.split("\n", 1)[1]  # after the study line
+    assert "cannot create the folder of the results store" in one_line_error(err, "run")
+    assert cli.main(["sample", "--generator", "DiagonalDominance",
+                     "--out", "/proc/nope/m.npy"]) == 1  # fmt: skip
+    assert "cannot create its folder" in one_line_error(
+        capsys.readouterr().err, "sample"
+    )
+
+
+PERMISSIONS = """
+import contextlib, io, json, sys
+from skggm_bench import cli
+results = {}
+for name, argv in json.loads(sys.argv[1]).items():
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = cli.main(argv)
+    results[name] = [status, err.getvalue(), out.getvalue()]
+print(json.dumps(results))
+"""
+
+
+def test_read_only_folders_and_stores(micro, tmp_path):
+    """Reading works in a read-only folder; writing is refused before any work.
+
+    File permissions do not bind root, so as root the commands run without the
+    capabilities that let root ignore them (``setpriv``), as in the store tests.
+    """
+    config, store = micro
+    command = [sys.executable, "-c", PERMISSIONS]
+    if os.geteuid() == 0:
+        caps = "-dac_override,-dac_read_search"
+        command = ["setpriv", f"--bounding-set={caps}", f"--inh-caps={caps}", *command]
+    folder = tmp_path / "read-only"
+    folder.mkdir()
+    complete, partial = folder / "complete.sqlite", folder / "partial.sqlite"
+    complete.write_bytes(store.read_bytes())
+    partial.write_bytes(store.read_bytes())
+    with sqlite3.connect(partial) as conn:
+        conn.execute("DELETE FROM results WHERE repeat = 1")
+    conn.close()
+    for path in (complete, partial):
+        path.chmod(0o444)
+    folder.chmod(0o555)
+    writable = tmp_path / "elsewhere"
+    cases = {
+        "leaderboard": ["leaderboard", "--store", str(complete)],
+        "report elsewhere": ["report", "--store", str(complete), "--out",
+                             str(writable)],
+        "report next to it": ["report", "--store", str(complete)],
+        "report into it": ["report", "--store", str(complete), "--out",
+                           str(folder / "report")],
+        "run complete": ["run", "--config", str(config), "--store", str(complete),
+                         "--no-progress"],
+        "run partial": ["run", "--config", str(config), "--store", str(partial),
+                        "--no-progress"],
+        "sample": ["sample", "--generator", "DiagonalDominance", "--n-features",
+                   "5", "--out", str(folder / "m.npy")],
+    }  # fmt: skip
+    try:
+        done = subprocess.run(
+            [*command, json.dumps(cases)], capture_output=True, text=True, timeout=300
+        )
+        assert done.returncode == 0, done.stderr
+        results = json.loads(done.stdout)
+        files = sorted(p.name for p in folder.iterdir())
+    finally:
+        folder.chmod(0o755)
+    assert files == ["complete.sqlite", "partial.sqlite"]  # nothing written there
+    assert results["leaderboard"][0] == 0 and "Findings" in results["leaderboard"][2]
+    assert results["report elsewhere"][0] == 0
+    assert (writable / "report.html").is_file()
+    for name in ("report next to it", "report into it"):
+        status, err, _ = results[name]
+        assert status == 1
+        assert "cannot write the report to" in one_line_error(err, "report")
+    assert "choose another folder with --out" in results["report next to it"][1]
+    status, err, _ = results["run complete"]
+    assert status == 0 and "0 computed" in err  # nothing left: reading is enough
+    status, err, _ = results["run partial"]
+    assert status == 1
+    err = one_line_error(err.split("\n", 1)[1], "run")
+    assert "is not writable; 4 of the study's 8 fits are left to compute" in err
+    status, err, _ = results["sample"]
+    assert status == 1 and "is not writable" in one_line_error(err, "sample")
+    assert store_rows(partial) == MICRO_ROWS - 4  # untouched
+
+
+def test_leaderboard_into_a_closed_pipe_exits_quietly(micro):
+    """As under ``skggm-bench leaderboard | head -3``, with the reader gone first.
+
+    Closing the pipe before the command writes makes the write fail for certain
+    (with ``head`` a short output may fit in the pipe before it closes).
+    """
+    _, store = micro
+    command = [sys.executable, "-m", "skggm_bench.cli", "leaderboard", "--store",
+               str(store)]  # fmt: skip
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    process.stdout.close()
+    err = process.stderr.read()
+    assert process.wait(timeout=120) == 1
+    assert err == ""  # no traceback, no "Exception ignored" at exit
+
+
+def test_sample_refuses_what_the_machine_cannot_hold(workdir, capsys):
+    assert cli.main(["sample", "--generator", "DiagonalDominance",
+                     "--n", "100000000", "--out", "big.npy"]) == 2  # fmt: skip
+    err = one_line_error(capsys.readouterr().err, "sample")
+    # 1e8 matrices of 50 x 50 float64: 2e12 bytes.
+    assert "100000000 matrices of 50 x 50 float64 take 1.8 TiB" in err
+    assert not (workdir / "big.npy").exists()
+
+
+def test_sample_from_a_generator_that_wraps_another(workdir, capsys):
+    base = ["sample", "--generator", "SpectralControl", "--n-features", "12",
+            "--density", "0.3", "--n", "5", "--out", "m.npy"]  # fmt: skip
+    assert cli.main(base) == 2
+    err = one_line_error(capsys.readouterr().err, "sample")
+    assert "--base-generator NAME" in err
+    wrapped = [*base, "--base-generator", "DiagonalDominance"]
+    assert cli.main(wrapped) == 2
+    assert "give exactly one of min_eigenvalue and condition_number" in (
+        one_line_error(capsys.readouterr().err, "sample")
+    )
+    assert cli.main([*wrapped, "--param", "condition_number=10"]) == 0
+    matrices = np.load(workdir / "m.npy")
+    # SpectralControl's promise: condition number exactly 10, unit diagonal.
+    np.testing.assert_allclose(np.linalg.cond(matrices), 10, rtol=1e-8)
+    np.testing.assert_allclose(np.diagonal(matrices, axis1=1, axis2=2), 1)
+    assert cli.main([*base[:2], "DiagonalDominance", *base[3:],
+                     "--base-generator", "DiagonalDominance"]) == 2  # fmt: skip
+    assert "is for generators that wrap another" in capsys.readouterr().err
+    assert cli.main([*wrapped, "--param", "condition_number"]) == 2
+    assert "expected KEY=VALUE" in capsys.readouterr().err
+
+
+def test_metric_accepts_metric_names_only(micro, capsys):
+    _, store = micro
+    for command in ("leaderboard", "report"):
+        with pytest.raises(SystemExit) as info:
+            cli.main([command, "--store", str(store), "--metric", "seed"])
+        assert info.value.code == 2
+        assert "argument --metric: unknown metric 'seed'" in capsys.readouterr().err
+    assert cli.main(["leaderboard", "--store", str(store), "--metric",
+                     "f1_score"]) == 0  # fmt: skip
+    assert "Leaderboard by F1" in capsys.readouterr().out
+
+
+def test_version_help_and_backends(micro, capsys, monkeypatch):
+    from skggm_bench import __version__
+
+    with pytest.raises(SystemExit) as info:
+        cli.main(["--version"])
+    assert info.value.code == 0
+    assert capsys.readouterr().out == f"skggm-bench {__version__}\n"
+    with pytest.raises(SystemExit):
+        cli.main(["leaderboard", "--help"])
+    text = capsys.readouterr().out
+    assert "95% bootstrap" in text and "%%" not in text
+    # --backend lists what is installed, with an install hint for the rest.
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "ray" else find_spec(name, *a),
+    )
+    with pytest.raises(SystemExit):
+        cli.main(["run", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "loky, multiprocessing, threading" in text
+    assert "not installed: ray (pip install ray)" in text
+    config, _ = micro
+    assert cli.main(["run", "--config", str(config), "--backend", "ray"]) == 2
+    err = capsys.readouterr().err
+    assert "--backend ray: backend='ray' needs the 'ray' package" in err
+    assert "pip install ray" in err
+    assert cli.main(["run", "--config", str(config), "--backend", "spark"]) == 2
+    assert "is not a joblib backend" in capsys.readouterr().err
+
+
+def test_an_unexpected_error_is_one_line_asking_for_a_report(
+    micro, capsys, monkeypatch
+):
+    from skggm_bench.benchmark import _display
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(_display, "analyse", broken)
+    assert cli.main(["leaderboard", "--store", str(micro[1])]) == 1
+    err = one_line_error(capsys.readouterr().err, "leaderboard", "internal error")
+    assert err.endswith("RuntimeError: boom (please report)\n")
+
+
+def test_next_commands_are_given_as_they_can_be_typed(
+    micro, tmp_path, capsys, monkeypatch
+):
+    config, store = micro
+    script = tmp_path / ".venv" / "bin" / "skggm-bench"
+    script.parent.mkdir(parents=True)
+    script.write_text("#!/bin/sh\n")
+    script.chmod(0o755)
+    arguments = ["run", "--config", str(config), "--store", str(store),
+                 "--no-progress"]  # fmt: skip
+    # Called as .venv/bin/skggm-bench with .venv/bin not on the PATH (make run).
+    monkeypatch.setattr(sys, "argv", [str(script)])
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert cli.main(arguments) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"next: {script} leaderboard --store {store}")
+    assert "next: skggm-bench" not in out
+    # On the PATH it is called by its name.
+    monkeypatch.setenv("PATH", str(script.parent))
+    assert cli.main(arguments) == 0
+    assert capsys.readouterr().out.startswith("next: skggm-bench leaderboard")
 
 
 # --------------------------------------------------------------------------------------
@@ -358,9 +687,23 @@ def test_sample_errors(workdir, capsys):
 def test_presets_are_valid_and_build_their_estimators(name):
     config = get_preset(name)
     generators, learners = config.make_generators(), config.make_learners()
-    assert set(generators) >= {"DiagonalDominance", "TriangulatedOrthogonalization"}
-    # the five Krämer et al. learners plus the graphical lasso
-    assert set(learners) == {"shrink", "lasso", "adalasso", "ridge", "pls", "glasso"}
+    assert "DiagonalDominance" in generators  # the reference of rank shifts
+    if name == "covariance":
+        assert set(learners) == {
+            "empirical",
+            "shrunk",
+            "ledoit_wolf",
+            "oas",
+            "glasso_cv",
+            "shrink_pcor",
+        }
+        assert min(config.grid["n_samples"]) < config.grid["n_features"]  # n < p
+    elif name == "robustness":
+        assert set(config.data_models) >= {"gaussian", "nonparanormal", "mcar"}
+        assert "npn_glasso" in learners
+    else:  # the five Krämer et al. learners plus the graphical lasso
+        kramer = {"shrink", "lasso", "adalasso", "ridge", "pls"}
+        assert set(learners) == kramer | {"glasso"}
     assert config.grid["random_state"] == 0  # a preset is one fixed study
     assert parse_config(config.to_dict(), name=name) == config
 
@@ -392,7 +735,7 @@ def test_quick_is_the_default_preset(workdir, capsys, monkeypatch):
     quick = get_preset("quick").grid
     expected = (quick["n_features"], quick["densities"], quick["n_samples"])
     assert seen["grid"] == (*expected, quick["n_repeats"])
-    assert seen["store"] == os.path.join("skggm-bench-results", "quick.sqlite")
+    assert seen["store"].path == os.path.join("skggm-bench-results", "quick.sqlite")
 
 
 def test_config_file_options(workdir):
@@ -421,7 +764,7 @@ def test_config_file_options(workdir):
 
 def test_learner_warnings_are_silenced_during_a_run_and_restored(monkeypatch):
     monkeypatch.setenv("PYTHONWARNINGS", "default")
-    with cli._silenced_warnings():
+    with silenced_warnings():
         # Worker processes inherit this and start with every warning ignored.
         assert os.environ["PYTHONWARNINGS"] == "ignore"
         with warnings.catch_warnings(record=True) as seen:

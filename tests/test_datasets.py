@@ -349,7 +349,7 @@ def test_random_chordal_expected_density_formula():
     # The density -> join probability map rests on an exact recursion for the
     # expected edge count; check it against the empirical mean of many graphs with
     # a z-test (sd estimated from the same draws).
-    from skggm_bench.datasets import _chordal_expected_edges
+    from skggm_bench.datasets._families import _chordal_expected_edges
 
     p, q, repeats = 25, 0.6, 600
     rng = np.random.RandomState(0)
@@ -368,7 +368,7 @@ def test_random_chordal_expected_density_formula():
 
 
 def test_random_chordal_density_is_inverted():
-    from skggm_bench.datasets import _chordal_expected_edges
+    from skggm_bench.datasets._families import _chordal_expected_edges
 
     p, density = 30, 0.15
     data = make_ggm(

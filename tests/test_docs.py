@@ -13,11 +13,11 @@ PUBLIC_MODULES = [
     "learners",
     "metrics",
     "benchmark",
-    "store",
-    "leaderboard",
-    "plotting",
-    "report",
-    "presets",
+    "benchmark.store",
+    "benchmark.leaderboard",
+    "benchmark.plotting",
+    "benchmark.report",
+    "benchmark.config",
     "cli",
 ]
 

@@ -166,7 +166,7 @@ def test_networkx_rows_follow_node_order_with_any_labels():
         expected[i, j] = expected[j, i] = True
     np.testing.assert_array_equal(check_adjacency(graph), expected)
     # The sparse reader used by the chordal tools agrees.
-    sparse = graphs._check_sparse_adjacency(graph)
+    sparse = check_adjacency(graph, sparse=True)
     np.testing.assert_array_equal(sparse.toarray(), expected)
 
 
@@ -193,12 +193,34 @@ def test_sparse_explicit_zeros_are_not_edges():
 
 def test_sparse_reader_is_canonical_bool_csr():
     adjacency = random_graphs(1, 20, seed=11)[0]
-    sparse = graphs._check_sparse_adjacency(sp.coo_array(adjacency.astype(float)))
+    sparse = check_adjacency(sp.coo_array(adjacency.astype(float)), sparse=True)
     assert isinstance(sparse, sp.csr_array)
     assert sparse.dtype == bool
     assert sparse.has_canonical_format
     assert sparse.data.all()
     np.testing.assert_array_equal(sparse.toarray(), adjacency)
+
+
+def test_diagonal_and_self_loops_are_ignored():
+    """The support of a precision matrix is a valid graph; self-loops carry nothing."""
+    precision = np.array([[2.0, -0.5, 0.0], [-0.5, 1.0, 0.3], [0.0, 0.3, 1.5]])
+    expected = np.array([[0, 1, 0], [1, 0, 1], [0, 1, 0]], dtype=bool)
+    np.testing.assert_array_equal(check_adjacency(precision != 0), expected)
+    # Whatever the diagonal holds (it is not even checked for 0/1), in every form.
+    weighted = np.where(expected, 1.0, 0.0) + np.diag([7.5, np.nan, -1.0])
+    for form in (weighted, sp.csr_array(np.nan_to_num(weighted))):
+        np.testing.assert_array_equal(check_adjacency(form), expected)
+    looped = nx.Graph([(0, 1), (1, 2), (2, 2), (0, 0)])
+    np.testing.assert_array_equal(check_adjacency(looped), expected)
+    assert check_adjacency(looped, sparse=True).nnz == 4
+    # The same entries off the diagonal are still validated.
+    with pytest.raises(ValueError, match=r"off the diagonal, got 7.5 at \(0, 1\)"):
+        check_adjacency(np.array([[0.0, 7.5], [7.5, 0.0]]))
+
+
+def test_error_messages_name_the_argument():
+    with pytest.raises(ValueError, match=r"^true_adjacency is not symmetric"):
+        check_adjacency(np.array([[0, 1], [0, 0]]), name="true_adjacency")
 
 
 # --------------------------------------------------------------------------------------
@@ -215,10 +237,9 @@ INVALID_MATRICES = [
     (np.array([[0, 0], [1, 0]]), "not symmetric: entry (0, 1) is 0 but (1, 0) is 1"),
     (np.array([[0.0, nan], [nan, 0.0]]), "contains NaN or infinite values"),
     (np.array([[0.0, np.inf], [np.inf, 0.0]]), "contains NaN or infinite values"),
-    (np.array([[0, 2], [2, 0]]), "only 0/1 or booleans, got 2 at (0, 1)"),
-    (np.array([[0, -1], [-1, 0]]), "only 0/1 or booleans, got -1 at (0, 1)"),
-    (np.array([[0, 0.5], [0.5, 0]]), "only 0/1 or booleans, got 0.5 at (0, 1)"),
-    (np.array([[0, 1], [1, 1]]), "non-zero diagonal (self-loop) at node 1"),
+    (np.array([[0, 2], [2, 0]]), "booleans off the diagonal, got 2 at (0, 1)"),
+    (np.array([[0, -1], [-1, 0]]), "booleans off the diagonal, got -1 at (0, 1)"),
+    (np.array([[0, 0.5], [0.5, 0]]), "booleans off the diagonal, got 0.5 at (0, 1)"),
     (np.array([[0, 1j], [1j, 0]]), "must be real"),
 ]
 
@@ -252,7 +273,7 @@ def test_sparse_duplicates_are_summed_like_toarray():
     duplicated = sp.coo_array(
         (np.ones(4), (np.array([0, 0, 1, 1]), np.array([1, 1, 0, 0]))), shape=(2, 2)
     )
-    with pytest.raises(ValueError, match=r"only 0/1 or booleans, got 2\.0"):
+    with pytest.raises(ValueError, match=r"booleans off the diagonal, got 2\.0"):
         check_adjacency(duplicated)
 
 
@@ -279,7 +300,6 @@ def test_first_offending_entry_is_the_same_for_dense_and_sparse():
         (nx.DiGraph([(0, 1)]), "graph is directed"),
         (nx.MultiGraph([(0, 1), (0, 1)]), "multigraph"),
         (nx.MultiDiGraph([(0, 1)]), "graph is directed"),
-        (nx.Graph([(0, 1), ("x", "x")]), "self-loops, e.g. at node 'x'"),
     ],
 )
 def test_invalid_networkx_graphs_raise_value_error(graph, message):
@@ -743,7 +763,14 @@ def test_chordal_tools_never_build_a_dense_matrix_from_sparse_input(monkeypatch)
     def refuse(*args, **kwargs):
         raise AssertionError("dense adjacency built")
 
-    monkeypatch.setattr(graphs, "check_adjacency", refuse)
+    validate = graphs.check_adjacency
+
+    def sparse_only(graph, **kwargs):
+        if not kwargs.get("sparse"):
+            refuse()
+        return validate(graph, **kwargs)
+
+    monkeypatch.setattr(graphs, "check_adjacency", sparse_only)
     monkeypatch.setattr(graphs, "_adjacency_from_matrix", refuse)
     for graph in (
         band_graph(50, 3),
@@ -760,7 +787,7 @@ def test_perfect_ordering_memory_is_proportional_to_edges():
     # Neighbour lists are O(p + |E|); 200 bytes per (vertex + stored entry) is
     # 14 MB, and a dense step would exceed it several times over.
     p = 10_000
-    adjacency = graphs._check_sparse_adjacency(band_graph(p, 3))
+    adjacency = check_adjacency(band_graph(p, 3), sparse=True)
     budget = 200 * (p + adjacency.nnz)
     assert budget < p * p / 5
     tracemalloc.start()

@@ -219,7 +219,7 @@ def test_asymmetric_adjacency_rejected(argument):
     directed = CHAIN4.copy()
     directed[3, 2] = False  # edge 2->3 stored only in the upper triangle
     args = {"true_adjacency": CHAIN4, "estimated_adjacency": CHAIN4, argument: directed}
-    with pytest.raises(ValueError, match=rf"{argument} must be symmetric.*\(2, 3\)"):
+    with pytest.raises(ValueError, match=rf"{argument} is not symmetric.*\(2, 3\)"):
         M.edge_confusion(**args)
     with pytest.raises(ValueError, match="symmetric"):
         M.f1_score(args["true_adjacency"], args["estimated_adjacency"])
@@ -228,16 +228,15 @@ def test_asymmetric_adjacency_rejected(argument):
 @pytest.mark.parametrize(
     ("bad", "error", "message"),
     [
-        (np.zeros((3, 4)), ValueError, r"square 2-D array, got shape \(3, 4\)"),
-        (np.zeros((2, 2, 2)), ValueError, "square 2-D array"),
-        (np.zeros(4), ValueError, "square 2-D array"),
-        (np.zeros((0, 0)), ValueError, "at least one node"),
+        (np.zeros((3, 4)), ValueError, r"must be square, got shape \(3, 4\)"),
+        (np.zeros((2, 2, 2)), ValueError, "must be 2-D"),
+        (np.zeros(4), ValueError, "must be 2-D"),
         (np.array([[0.0, np.nan], [np.nan, 0.0]]), ValueError, "NaN"),
         (np.array([[0, 0.5], [0.5, 0]]), ValueError, "0/1"),
         (np.array([[0, 2], [2, 0]]), ValueError, "0/1"),
         (np.array([[0, -1], [-1, 0]]), ValueError, "0/1"),
         (np.array([["a", "b"], ["b", "a"]]), TypeError, "dtype"),
-        (np.array([[0, 1j], [1j, 0]]), TypeError, "dtype"),
+        (np.array([[0, 1j], [1j, 0]]), ValueError, "must be real"),
     ],
 )
 def test_bad_adjacency_rejected(bad, error, message):
@@ -612,9 +611,9 @@ def test_matrix_losses_vanish_at_the_truth():
 def test_matrix_loss_bad_input():
     good = np.eye(3)
     not_pd = np.diag([1.0, -1.0, 1.0])
-    with pytest.raises(ValueError, match="estimated_matrix must be positive definite"):
+    with pytest.raises(ValueError, match="estimated_matrix is not positive definite"):
         M.kl_divergence(good, not_pd, role="covariance")
-    with pytest.raises(ValueError, match="true_matrix must be positive definite"):
+    with pytest.raises(ValueError, match="true_matrix is not positive definite"):
         M.stein_loss(not_pd, good, role="precision")
     with pytest.raises(ValueError, match="role must be one of"):
         M.kl_divergence(good, good, role="correlation")
@@ -709,11 +708,11 @@ def test_missing_attributes_give_clear_errors():
 
 
 def test_invalid_attribute_matrices_rejected():
-    with pytest.raises(ValueError, match=r"estimator\.precision_ must be symmetric"):
+    with pytest.raises(ValueError, match=r"Fitted\.precision_ must be symmetric"):
         M.edges_from_estimator(Fitted(precision_=np.triu(PRECISION3)))
     with pytest.raises(ValueError, match="positive diagonal"):
         M.edge_scores_from_estimator(Fitted(precision_=-PRECISION3))
-    with pytest.raises(ValueError, match=r"estimator\.adjacency_ must contain only"):
+    with pytest.raises(ValueError, match=r"Fitted\.adjacency_ must hold only 0/1"):
         M.edges_from_estimator(Fitted(adjacency_=PRECISION3))
 
 
@@ -768,11 +767,11 @@ def test_scorer_passes_metric_kwargs():
 
 
 def test_scorer_construction_errors():
-    with pytest.raises(ValueError, match="metric must be one of"):
+    with pytest.raises(ValueError, match="unknown metric"):
         M.make_structure_scorer("accuracy", CHAIN4)
-    with pytest.raises(ValueError, match="metric must be one of"):
+    with pytest.raises(ValueError, match="unknown metric"):
         M.make_structure_scorer(skm.f1_score, CHAIN4)  # sklearn's, not ours
-    with pytest.raises(TypeError, match="Invalid keyword arguments for f1_score"):
+    with pytest.raises(TypeError, match="Invalid keyword arguments for f1"):
         M.make_structure_scorer("f1", CHAIN4, zero_divison=0.0)  # typo
     with pytest.raises(ValueError, match="zero_division"):
         M.make_structure_scorer("f1", CHAIN4, zero_division=3.0)
@@ -796,7 +795,7 @@ def test_scorer_is_picklable_and_has_readable_repr():
     estimator = Fitted(adjacency_=EMPTY4)
     assert clone_(estimator, None) == scorer(estimator, None) == -3.0
     assert repr(scorer) == (
-        "make_structure_scorer('structural_hamming_distance', <4 x 4 graph>, "
+        "make_structure_scorer('shd', <4 x 4 graph>, "
         "model='covariance')"
     )
 

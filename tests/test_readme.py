@@ -1,29 +1,49 @@
-"""The README's Python example runs as written."""
+"""The README's and the getting-started page's Python examples run as written."""
 
+import contextlib
+import io
 import re
 from pathlib import Path
 
 import numpy as np
 
+ROOT = Path(__file__).parent.parent
 
-def test_readme_python_example_runs():
-    readme = (Path(__file__).parent.parent / "README.md").read_text()
-    blocks = re.findall(r"```python\n(.*?)```", readme, flags=re.DOTALL)
-    assert blocks, "README has no python example"
+
+def python_blocks(path):
+    blocks = re.findall(r"```python\n(.*?)```", path.read_text(), flags=re.DOTALL)
+    assert blocks, f"{path.name} has no python example"
+    return blocks
+
+
+def run_alone(block):
+    """Run one code block in a fresh namespace; return it and what it printed."""
     namespace: dict = {}
-    for block in blocks:
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
         exec(block, namespace)
+    return namespace, printed.getvalue()
+
+
+def test_readme_blocks_each_run_on_their_own():
+    sampling, leaderboard = python_blocks(ROOT / "README.md")
+    namespace, _ = run_alone(sampling)
     assert namespace["matrices"].shape == (100, 50, 50)
     radius2 = namespace["uniform"][:, 0, 1] ** 2 + namespace["uniform"][:, 1, 2] ** 2
     assert np.all(radius2 < 1)
+    _, printed = run_alone(leaderboard)
+    # A readable table: every column, no pandas truncation, fits 100 columns.
+    lines = printed.splitlines()
+    assert lines[0].split()[:4] == ["generator", "density", "learner", "position"]
+    assert "mean rank (95% CI)" in lines[0] and "tied with" in lines[0]
+    assert len(lines) == 1 + 2 * 2 * 2  # header + generators x densities x learners
+    assert "..." not in printed and "rows x" not in printed
+    assert max(len(line) for line in lines) <= 100
 
 
 def test_getting_started_python_example_runs():
-    page = (Path(__file__).parent.parent / "docs" / "getting_started.md").read_text()
-    blocks = re.findall(r"```python\n(.*?)```", page, flags=re.DOTALL)
-    assert blocks, "getting started has no python example"
     namespace: dict = {}
-    for block in blocks:
+    for block in python_blocks(ROOT / "docs" / "getting_started.md"):
         exec(block, namespace)
     assert namespace["matrices"].shape == (10, 30, 30)
     assert namespace["data"].X.shape == (200, 30)

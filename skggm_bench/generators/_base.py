@@ -13,7 +13,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from ..graphs import _check_sparse_adjacency, check_adjacency
+from ..graphs import check_adjacency
 
 __all__ = ["GraphicalModelGenerator"]
 
@@ -81,7 +81,7 @@ class GraphicalModelGenerator(BaseEstimator):
         self._validate_params()
         if getattr(self, "sparse_output", False):
             # Large sparse graphs: never build a dense (p, p) array.
-            adjacency = _check_sparse_adjacency(graph)
+            adjacency = check_adjacency(graph, sparse=True)
         else:
             adjacency = check_adjacency(graph)
         if adjacency.shape[0] < 1:

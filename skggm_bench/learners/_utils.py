@@ -12,7 +12,7 @@ except ImportError:  # pragma: no cover - older scikit-learn
 _CONSTANT_COLUMN_RTOL = 1e-12
 
 
-def validate_samples(estimator, X) -> np.ndarray:
+def validate_samples(estimator, X, *, reset: bool = True) -> np.ndarray:
     """Validate ``X`` for ``estimator.fit`` and record ``n_features_in_``.
 
     Parameters
@@ -22,16 +22,24 @@ def validate_samples(estimator, X) -> np.ndarray:
         dataframes, ``feature_names_in_``).
     X : array-like of shape (n_samples, n_features)
         The data. Sparse input, NaN and infinity are rejected with a clear error.
+    reset : bool, default=True
+        ``True`` in ``fit`` (records ``n_features_in_``, needs two samples);
+        ``False`` in ``transform`` (checks ``X`` against what ``fit`` saw, accepts
+        a single sample).
 
     Returns
     -------
     X : ndarray of shape (n_samples, n_features), float64
         A validated copy-free view when possible.
     """
-    params = {"dtype": np.float64, "ensure_min_samples": 2, "accept_sparse": False}
+    params = {
+        "dtype": np.float64,
+        "ensure_min_samples": 2 if reset else 1,
+        "accept_sparse": False,
+    }
     if _sk_validate_data is not None:
-        return _sk_validate_data(estimator, X, reset=True, **params)
-    return estimator._validate_data(X, reset=True, **params)  # pragma: no cover
+        return _sk_validate_data(estimator, X, reset=reset, **params)
+    return estimator._validate_data(X, reset=reset, **params)  # pragma: no cover
 
 
 def standardize_columns(X: np.ndarray, ddof: int = 0) -> tuple[np.ndarray, np.ndarray]:

@@ -5,7 +5,7 @@ docs/graphs.md)::
 
     .venv/bin/python tests/benchmarks/bench_graphs.py
 
-or through pytest, which asserts the targets of issues 2 and 8::
+or through pytest, which asserts the speed targets::
 
     .venv/bin/python -m pytest tests/benchmarks/bench_graphs.py -q -s
 
@@ -223,7 +223,7 @@ def report() -> str:
 
 
 def test_triangulate_targets():
-    """Issue 2/8 targets: >= 10x faster than networkx at p = 400 (both methods),
+    """Speed targets: >= 10x faster than networkx at p = 400 (both methods),
     and every large sparse case in seconds."""
     small = benchmark_p400(repeat=3)
     print(small)

@@ -1,47 +1,43 @@
-"""Harness scaling (issue 8): speed-up of n_jobs=2 over n_jobs=1, overhead per fit.
+"""Harness scaling: speed-up and efficiency over worker counts, and overhead per fit.
 
-Run with ``.venv/bin/python tests/benchmarks/bench_harness.py``. Not part of the
-test suite. On a shared machine, wall-time speed-ups measure the other programs too
-(Linux shares the CPU between sessions, whatever the number of workers); the
-CPU-critical-path figure does not, and giving the run its own raised-priority
-session (``setsid sh -c 'echo -15 > /proc/self/autogroup && exec .venv/bin/python
-tests/benchmarks/bench_harness.py'``, as root) approximates an idle machine.
+Run with ``.venv/bin/python tests/benchmarks/bench_harness.py --n-jobs 1 2`` (not part
+of the test suite). Figures:
 
-Two figures:
+* **Speed-up and efficiency** on the grid of 576 fits: 2 generators
+  (DiagonalDominance, TriangulatedOrthogonalization) x 3 densities (0.05, 0.1, 0.25)
+  x 2 sample sizes (100, 200) x 8 repeats x the 6 learners of the quick preset
+  (the five of Krämer et al. 2009 and a cross-validated graphical lasso), p = 50.
+  For each ``--n-jobs`` value the same study runs in memory; speed-up is the wall
+  time at 1 worker over the wall time at n workers, efficiency is speed-up / n.
+  The workers are started before the clock starts (a warm-up call), so that the
+  figure measures the harness's scheduling, not process start-up, which is printed
+  separately. BLAS uses one thread per worker. Also printed: the *bound* that no
+  schedule can beat, ``max(total fit time / n, longest fit)``, and how far the run
+  is from it.
+* **Overhead per fit** (``--overhead``): a grid of fits that do nothing (a learner
+  whose ``fit`` returns at once), at ``n_jobs=1``: wall time per fit is then the
+  harness alone (drawing each cell once, the child process round trips, scoring,
+  the store write, scheduling).
 
-* **Speed-up** on a grid of 200 fits (2 generators x 2 densities x 2 sample sizes x
-  5 repeats x 5 learners, p=50): wall time of ``n_jobs=1`` over ``n_jobs=2`` (loky),
-  best of ``--repeats`` runs each. BLAS is limited to one thread in both cases (loky
-  does it in its workers; here it is done in the parent for ``n_jobs=1``) so that the
-  ratio measures the harness, not OpenBLAS threading. The loky workers are started
-  once before timing (the one-off start-up cost is printed separately).
-* **Overhead per fit**: everything but the fit itself (graph, matrix and data
-  draws, cloning, scoring, the store write, scheduling), measured two ways at
-  ``n_jobs=1``: ``(wall - sum of fit times) / fits`` on the same grid, and the wall
-  time per fit of a learner whose fit does nothing. Overhead per *task* (one
-  joblib call: a cell with all its fits) is printed too.
+``--out FILE.json`` writes every figure for docs/performance.md.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
-import tempfile
 import time
 import warnings
 
+import joblib
 import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.covariance import OAS, GraphicalLasso, LedoitWolf, ShrunkCovariance
 from threadpoolctl import threadpool_limits
 
-try:  # optional: per-worker CPU times (installed with the dask extra)
-    import psutil
-except ImportError:  # pragma: no cover
-    psutil = None
-
 from skggm_bench.benchmark import Benchmark
-from skggm_bench.generators import DiagonalDominance, PartialOrthogonalization
+from skggm_bench.benchmark.config import get_preset
+from skggm_bench.generators import DiagonalDominance, TriangulatedOrthogonalization
 
 
 class NullLearner(BaseEstimator):
@@ -52,160 +48,135 @@ class NullLearner(BaseEstimator):
         return self
 
 
-def grid(learners, **changes) -> Benchmark:
+def grid(learners: dict, n_jobs: int, backend: str, **changes) -> Benchmark:
     params = {
-        "densities": (0.1, 0.3),
+        "densities": (0.05, 0.1, 0.25),
         "n_features": 50,
         "n_samples": (100, 200),
-        "n_repeats": 5,
+        "n_repeats": 8,
         "random_state": 0,
+        "n_jobs": n_jobs,
+        "backend": backend,
     }
     return Benchmark(
-        {"dd": DiagonalDominance(), "port": PartialOrthogonalization()},
+        {"dd": DiagonalDominance(), "to": TriangulatedOrthogonalization()},
         learners,
         **(params | changes),
     )
 
 
-LEARNERS = {
-    "glasso_0.1": GraphicalLasso(alpha=0.1, max_iter=200),
-    "glasso_0.3": GraphicalLasso(alpha=0.3, max_iter=200),
-    "ledoit_wolf": LedoitWolf(),
-    "oas": OAS(),
-    "shrunk": ShrunkCovariance(),
-}
+def warm_up(n_jobs: int, backend: str) -> float:
+    """Start the workers (and import the package in them); return the time taken."""
+    start = time.perf_counter()
+    with joblib.parallel_config(backend=backend):
+        joblib.Parallel(n_jobs=n_jobs)(
+            joblib.delayed(__import__)("skggm_bench.benchmark") for _ in range(n_jobs)
+        )
+    return time.perf_counter() - start
 
 
-def timed_run(bench: Benchmark):
-    """Wall time, CPU time of this process, CPU time of each child, and the result."""
-    children = _children_cpu()
-    cpu, start = time.process_time(), time.perf_counter()
-    result = bench.run()
-    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
-    after = _children_cpu()
-    child_cpu = [after[pid] - children.get(pid, 0.0) for pid in after]
-    return Run(wall, cpu, child_cpu, result)
+def scaling(n_jobs_list: list[int], backend: str, out: str | None) -> list[dict]:
+    learners = get_preset("quick").make_learners()
+    rows: list[dict] = []
+    for n_jobs in n_jobs_list:
+        startup = warm_up(n_jobs, backend) if n_jobs > 1 else 0.0
+        bench = grid(learners, n_jobs, backend)
+        start = time.perf_counter()
+        with threadpool_limits(1):
+            frame = bench.run().frame
+        wall = time.perf_counter() - start
+        work = float(frame.fit_time.sum())
+        bound = max(work / n_jobs, float(frame.fit_time.max()))
+        rows.append(
+            {
+                "n_jobs": n_jobs,
+                "backend": backend,
+                "fits": len(frame),
+                "ok": int((frame.status == "ok").sum()),
+                "wall_s": wall,
+                "startup_s": startup,
+                "fit_time_sum_s": work,
+                "longest_fit_s": float(frame.fit_time.max()),
+                "bound_s": bound,
+            }
+        )
+        print(
+            f"n_jobs={n_jobs:>2} ({backend}): {wall:7.1f} s wall for {len(frame)} fits "
+            f"({rows[-1]['ok']} ok); fits {work:.1f} CPU-s in all, longest "
+            f"{rows[-1]['longest_fit_s']:.2f} s; no schedule can beat {bound:.1f} s "
+            f"(wall / bound = {wall / bound:.2f}); worker start-up {startup:.1f} s",
+            flush=True,
+        )
+        if out:  # after each run: a run stopped later keeps what was measured
+            with open(out, "w") as handle:
+                json.dump({"cpus": os.cpu_count(), "scaling": rows}, handle, indent=2)
+    base = next((r for r in rows if r["n_jobs"] == 1), None)
+    if base is not None:
+        print("\nn_jobs  speed-up  efficiency")
+        for row in rows:
+            row["speedup"] = base["wall_s"] / row["wall_s"]
+            row["efficiency"] = row["speedup"] / row["n_jobs"]
+            print(f"{row['n_jobs']:>6} {row['speedup']:9.2f} {row['efficiency']:11.2f}")
+    return rows
 
 
-class Run:
-    def __init__(self, wall, cpu, child_cpu, result):
-        self.wall, self.cpu, self.child_cpu, self.result = wall, cpu, child_cpu, result
+def draw_time(bench: Benchmark) -> float:
+    """Seconds the data pipeline alone takes for every cell of ``bench``."""
+    from skggm_bench.benchmark._seeding import cell_seed
+    from skggm_bench.datasets._pipeline import draw_graph, draw_latent, draw_model
+
+    start = time.perf_counter()
+    for generator in bench.generators.values():
+        for density in bench.densities:
+            for repeat in range(bench.n_repeats):
+                seed = cell_seed(bench.random_state, bench.n_features, density, repeat)
+                graph = draw_graph("erdos_renyi", bench.n_features, density, {}, seed)
+                truth = draw_model(graph.adjacency, generator, bench.model, seed)
+                draw_latent(truth, max(bench.n_samples), seed)
+                truth.signal()
+    return time.perf_counter() - start
 
 
-def _children_cpu() -> dict[int, float]:
-    """User + system CPU seconds of every child process (the loky workers)."""
-    if psutil is None:
-        return {}
-    times = {}
-    for child in psutil.Process().children(recursive=True):
-        try:
-            cpu = child.cpu_times()
-            times[child.pid] = cpu.user + cpu.system
-        except psutil.Error:  # pragma: no cover - a child that just exited
-            pass
-    return times
-
-
-def best(bench_factory, repeats: int) -> Run:
-    return min(
-        (timed_run(bench_factory()) for _ in range(repeats)), key=lambda r: r.wall
+def overhead(backend: str) -> dict:
+    learners = {"null": NullLearner()}
+    grid(learners, 1, backend, n_repeats=1).run()  # warm: imports, a child process
+    bench = grid(learners, 1, backend, n_repeats=20)
+    start = time.perf_counter()
+    frame = bench.run().frame
+    wall = time.perf_counter() - start
+    drawing = draw_time(bench)
+    per_fit = (wall - drawing) / len(frame)
+    print(
+        f"\noverhead: {len(frame)} fits that do nothing in {wall:.2f} s, of which "
+        f"{drawing:.2f} s draw the {len(frame) // 2} data sets (graph, matrix, data, "
+        f"signal); the harness itself: {1e3 * per_fit:.1f} ms per fit (child round "
+        "trips, cloning, scoring, store writes, scheduling)"
     )
+    return {
+        "fits": len(frame),
+        "wall_s": wall,
+        "draw_s": drawing,
+        "per_fit_ms": 1e3 * per_fit,
+    }
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--repeats", type=int, default=3)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n-jobs", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--backend", default="loky")
+    parser.add_argument("--overhead", action="store_true")
+    parser.add_argument("--out", help="write the figures to this JSON file")
     args = parser.parse_args()
-    warnings.simplefilter("ignore")  # glasso convergence warnings
-
-    # Cold start of the loky workers (process spawn + imports), paid once per
-    # Python session since joblib reuses the executor.
-    cold = timed_run(grid({"null": NullLearner()}, n_repeats=1, n_jobs=2)).wall
-
-    with threadpool_limits(limits=1):
-        serial = best(lambda: grid(LEARNERS, n_jobs=1), args.repeats)
-    parallel = best(lambda: grid(LEARNERS, n_jobs=2), args.repeats)
-    frame = serial.result.frame
-    n_fits, fit_sum = len(frame), frame.fit_time.sum()
-    n_tasks = 2 * 2 * 5  # generators x densities x repeats: one task each
-
-    with threadpool_limits(limits=1):
-        null = best(
-            lambda: grid({"null": NullLearner()}, n_jobs=1, n_repeats=25),
-            args.repeats,
-        )
-        # The same without the two metrics that go through scikit-learn's ranking
-        # functions (ROC AUC, average precision): how much of the overhead they are.
-        edge_only = best(
-            lambda: grid(
-                {"null": NullLearner()},
-                n_jobs=1,
-                n_repeats=25,
-                metrics=("tpr", "ppv", "f1", "mcc", "shd"),
-            ),
-            args.repeats,
-        )
-        with tempfile.TemporaryDirectory() as folder:
-            stored = timed_run(
-                grid(
-                    {"null": NullLearner()},
-                    n_jobs=1,
-                    n_repeats=25,
-                    store=os.path.join(folder, "study.sqlite"),
-                )
-            )
-    n_null = len(null.result.frame)
-
-    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    print(f"grid: {n_fits} fits, p=50, {n_tasks} tasks; best of {args.repeats}")
-    print(f"statuses: {frame.status.value_counts().to_dict()}")
-    print(f"load average after the runs (1, 5, 15 min): {load}; {os.cpu_count()} cores")
-    rows = [
-        ("n_jobs=1 wall (1 BLAS thread)", f"{serial.wall:.2f} s"),
-        ("n_jobs=2 wall (loky, warm workers)", f"{parallel.wall:.2f} s"),
-        ("speed-up, wall", f"{serial.wall / parallel.wall:.2f}x"),
-    ]
-    if parallel.child_cpu:
-        # On a loaded machine wall times measure the other programs too. CPU
-        # seconds do not: the n_jobs=1 run's CPU over the busiest worker's CPU is
-        # the speed-up the harness would reach with two idle cores (it includes
-        # the load imbalance and the workers' own overhead, not the contention).
-        busiest = max(parallel.child_cpu)
-        rows += [
-            ("n_jobs=1 CPU", f"{serial.cpu:.2f} s"),
-            ("n_jobs=2 busiest worker CPU", f"{busiest:.2f} s"),
-            ("speed-up, CPU critical path", f"{serial.cpu / busiest:.2f}x"),
-        ]
-    overhead = serial.wall - fit_sum
-    rows += [
-        ("loky cold start (first run of a session)", f"{cold:.2f} s"),
-        ("sum of fit times at n_jobs=1", f"{fit_sum:.2f} s"),
-        (
-            "overhead per fit, (wall - fits) / fits",
-            f"{1000 * overhead / n_fits:.2f} ms",
-        ),
-        (
-            "overhead per task, (wall - fits) / tasks",
-            f"{1000 * overhead / n_tasks:.1f} ms",
-        ),
-        (
-            "null learner, wall per fit (in memory)",
-            f"{1000 * null.wall / n_null:.2f} ms",
-        ),
-        ("null learner, CPU per fit (in memory)", f"{1000 * null.cpu / n_null:.2f} ms"),
-        (
-            "null learner, wall per fit (SQLite)",
-            f"{1000 * stored.wall / n_null:.2f} ms",
-        ),
-        (
-            "null learner, CPU per fit, edge metrics only",
-            f"{1000 * edge_only.cpu / n_null:.2f} ms",
-        ),
-    ]
-    print("| figure | value |")
-    print("|---|---|")
-    for label, value in rows:
-        print(f"| {label} | {value} |")
+    warnings.simplefilter("ignore")
+    os.environ.setdefault("PYTHONWARNINGS", "ignore")
+    print(f"{os.cpu_count()} CPUs; load average {os.getloadavg()}", flush=True)
+    rows = scaling(args.n_jobs, args.backend, args.out)
+    figures = {"cpus": os.cpu_count(), "scaling": rows}
+    if args.overhead:
+        figures["overhead"] = overhead(args.backend)
+    if args.out:
+        with open(args.out, "w") as handle:
+            json.dump(figures, handle, indent=2)
 
 
 if __name__ == "__main__":

@@ -1,10 +1,10 @@
-"""Graph recovery on the issue's easy case, and false selections on independent data.
+"""Graph recovery on the easy case, and false selections on independent data.
 
 Easy case: p=20, n=2000, chain with partial correlations 0.4 plus three
 long-range edges of -0.3 (22 edges, 168 non-edges), 10 replicate datasets.
 Independent data: p=20, n=200, 30 replicate datasets.
 
-Reference figures of the issue (R, one dataset of this design): shrink TPR 1.0 /
+Reference figures (R, one dataset of this design): shrink TPR 1.0 /
 PPV 1.0, ridge 0.82 / 1.0, pls 0.73 / 1.0, lasso 1.0 / 0.58, adaptive lasso
 1.0 / 1.0. Ours must be at least as good within 0.1 on each figure, averaged
 over the 10 datasets.
@@ -78,7 +78,7 @@ R_GLMNET_NULL_SELECTED = {
 }
 FIVE_PERCENT = 0.05 * EASY_P * (EASY_P - 1) / 2
 
-ISSUE_REFERENCE = {  # (TPR, PPV)
+R_REFERENCE = {  # (TPR, PPV)
     "shrink": (1.0, 1.0),
     "ridge": (0.82, 1.0),
     "pls": (0.73, 1.0),
@@ -146,7 +146,7 @@ def test_chain_precision_is_positive_definite():
     assert np.triu(chain_precision() != 0, k=1).sum() == 22
 
 
-@pytest.mark.parametrize("name", list(ISSUE_REFERENCE))
+@pytest.mark.parametrize("name", list(R_REFERENCE))
 def test_recovery_is_as_good_as_the_r_reference_within_tolerance(
     name, easy_fits, truth
 ):
@@ -157,7 +157,7 @@ def test_recovery_is_as_good_as_the_r_reference_within_tolerance(
     # same datasets gives 1.00 / 0.57 and adaptive 1.00 / 0.99.
     rates = np.array([_rates(adjacency, truth) for _, adjacency in easy_fits[name]])
     tpr, ppv = rates.mean(axis=0)
-    r_tpr, r_ppv = ISSUE_REFERENCE[name]
+    r_tpr, r_ppv = R_REFERENCE[name]
     assert tpr >= r_tpr - TOLERANCE
     assert ppv >= r_ppv - TOLERANCE
 

@@ -122,7 +122,7 @@ def test_matches_corpcor_pcor_shrink(n, p, r_lambda, r_pcor):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # few pairs for the local fdr at p=8
         est = ShrinkagePartialCorrelation().fit(X)
-    # Same shrinkage intensity and same matrix to 1e-8 (the tolerance;
+    # Same shrinkage intensity and same matrix to 1e-8 (the required tolerance;
     # the observed agreement is ~1e-15, rounding of two equal formulas).
     assert est.shrinkage_ == pytest.approx(r_lambda, abs=1e-12)
     assert shrinkage_intensity(X) == pytest.approx(r_lambda, abs=1e-12)

@@ -1,0 +1,593 @@
+"""What the ``skggm-bench`` sub-commands do, once :mod:`skggm_bench.cli` parsed them.
+
+Each command takes the parsed arguments and returns an exit status. A problem the
+user can act on -- a bad value, a file that cannot be written, a damaged store, a
+request too large for the machine -- is raised as a :class:`CommandError` that
+names it in one line, with the exit status :data:`EXIT_USAGE` (change the command)
+or :data:`EXIT_FAILED` (the environment stands in the way). Checks that can fail
+run before any long computation, so that an hour of fits is never lost to a
+read-only store.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import contextlib
+import os
+import shlex
+import shutil
+import sys
+import time
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "DEFAULT_PRESET",
+    "EXIT_FAILED",
+    "EXIT_INTERRUPTED",
+    "EXIT_OK",
+    "EXIT_USAGE",
+    "RESULTS_DIR",
+    "CommandError",
+    "describe_os_error",
+    "installed_backends_help",
+    "metric_name",
+    "preset_names",
+    "run_study",
+    "sample_matrices",
+    "show_leaderboard",
+    "silenced_warnings",
+    "write_study_report",
+]
+
+#: The study ``run`` executes when neither ``--preset`` nor ``--config`` is given.
+DEFAULT_PRESET = "quick"
+#: Where stores and reports go by default (relative to the working directory).
+RESULTS_DIR = Path("skggm-bench-results")
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+# The leaderboard is printed at most this wide (and narrower on a narrow terminal).
+_TEXT_WIDTH = 100
+# Refuse a sample whose matrices would take more than this share of the memory
+# available: drawing needs working space besides the result.
+_MEMORY_SHARE = 0.5
+
+
+class CommandError(Exception):
+    """A problem reported as one line on stderr, with the given exit status."""
+
+    def __init__(self, message: str, status: int = EXIT_FAILED) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def describe_os_error(exc: OSError) -> str:
+    """``permission denied: 'path'`` rather than ``[Errno 13] Permission denied``."""
+    reason = (exc.strerror or str(exc)).rstrip(".")
+    reason = reason[:1].lower() + reason[1:]
+    return f"{reason}: {str(exc.filename)!r}" if exc.filename else reason
+
+
+def metric_name(text: str) -> str:
+    """The canonical name of a metric of the registry (for ``--metric``)."""
+    from .metrics import get_metric
+
+    try:
+        return get_metric(text).name
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def preset_names() -> str:
+    """The built-in studies, the default first (for ``--preset``)."""
+    from .benchmark.config import PRESETS
+
+    others = sorted(name for name in PRESETS if name != DEFAULT_PRESET)
+    return ", ".join([f"{DEFAULT_PRESET} (default)", *others])
+
+
+def installed_backends_help() -> str:
+    """The ``--backend`` help: installed backends, with an install hint for others."""
+    from .benchmark._execution import backend_problem, known_backends
+
+    usable = [b for b in known_backends() if backend_problem(b) is None]
+    missing = [
+        f"{b} ({(backend_problem(b) or '').rpartition(': ')[2]})"
+        for b in known_backends()
+        if backend_problem(b) is not None
+    ]
+    text = f"joblib backend (default loky): {', '.join(usable)}"
+    if missing:
+        text += f"; not installed: {', '.join(missing)}"
+    return text
+
+
+# --------------------------------------------------------------------------------------
+# Studies and stores
+# --------------------------------------------------------------------------------------
+
+
+def _config(args: argparse.Namespace) -> Any:
+    from .benchmark.config import ConfigError, get_preset, load_config
+
+    try:
+        if args.config is not None:
+            return load_config(args.config)
+        return get_preset(args.preset or DEFAULT_PRESET)
+    except ConfigError as exc:
+        raise CommandError(str(exc), EXIT_USAGE) from None
+
+
+def _store_path(args: argparse.Namespace, config: Any) -> Path:
+    if args.store is not None:
+        return args.store
+    if config.run.get("store"):
+        return Path(config.run["store"])
+    return RESULTS_DIR / f"{config.name}.sqlite"
+
+
+def _read_results(args: argparse.Namespace) -> tuple[Any, dict, Path]:
+    """The stored frame, metadata and path; the store is opened read-only."""
+    from .benchmark.store import ResultStore, StoreError
+
+    path = args.store if args.store is not None else _store_path(args, _config(args))
+    if not path.exists():
+        raise CommandError(
+            f"no results store at {path}; run 'skggm-bench run' first, or point to "
+            "the results with --store PATH (or the --preset/--config used to run)"
+        )
+    try:
+        with contextlib.closing(ResultStore(path, read_only=True)) as store:
+            frame, metadata = store.frame(), store.metadata()
+    except StoreError as exc:
+        raise CommandError(str(exc)) from None
+    if frame.empty:
+        raise CommandError(f"the store {path} holds no results yet")
+    return frame, metadata, path
+
+
+# --------------------------------------------------------------------------------------
+# run
+# --------------------------------------------------------------------------------------
+
+
+class _Progress:
+    """The ``progress(done, total)`` callback behind a tqdm bar with ETA."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.done = 0
+        self.total = 0
+        self.bar: Any = None
+
+    def __call__(self, done: int, total: int) -> None:
+        self.done, self.total = done, total
+        if not self.enabled:
+            return
+        if self.bar is None:
+            from tqdm.auto import tqdm
+
+            # initial=done: rows already stored are not counted in the rate, so the
+            # ETA of a resumed run reflects the fits still to do.
+            self.bar = tqdm(
+                total=total, initial=done, unit="fit", desc="skggm-bench", smoothing=0.1
+            )
+        self.bar.update(done - self.bar.n)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _dask_client(scheduler: str | None, n_jobs: int | None) -> Any:
+    try:
+        from dask.distributed import Client
+    except ImportError:
+        raise CommandError(
+            "--backend dask needs dask.distributed: pip install 'skggm-bench[dask]'",
+            EXIT_USAGE,
+        ) from None
+    if scheduler is not None:
+        try:
+            return Client(scheduler, timeout="30s")
+        except OSError as exc:
+            raise CommandError(
+                f"cannot reach the dask scheduler at {scheduler}: {exc}"
+            ) from None
+    workers = n_jobs if n_jobs is not None and n_jobs > 0 else os.cpu_count() or 1
+    # A Client that starts its own local cluster also shuts it down on close().
+    return Client(n_workers=workers, threads_per_worker=1, processes=True)
+
+
+@contextlib.contextmanager
+def silenced_warnings() -> Iterator[None]:
+    """Silence warnings here and in the worker processes started meanwhile.
+
+    Learners warn a lot (ConvergenceWarning, RuntimeWarning on degenerate folds);
+    printed by every worker they bury the progress bar, and they do not change the
+    results, which record failures themselves. Workers are new processes, so the
+    filter goes through PYTHONWARNINGS, which they inherit; both are restored after.
+    """
+    previous = os.environ.get("PYTHONWARNINGS")
+    os.environ["PYTHONWARNINGS"] = "ignore"
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        if previous is None:
+            os.environ.pop("PYTHONWARNINGS", None)
+        else:
+            os.environ["PYTHONWARNINGS"] = previous
+
+
+def _execution(args: argparse.Namespace, config: Any) -> tuple[str, int, str | None]:
+    from .benchmark._execution import backend_problem
+
+    backend = args.backend or config.run.get("backend")
+    scheduler = args.scheduler or config.run.get("scheduler")
+    if scheduler is not None:
+        if backend not in (None, "dask"):
+            raise CommandError(
+                f"--scheduler needs --backend dask, got --backend {backend}",
+                EXIT_USAGE,
+            )
+        backend = "dask"
+    backend = backend or "loky"
+    problem = backend_problem(backend)
+    if problem is not None:
+        raise CommandError(f"--backend {backend}: {problem}", EXIT_USAGE)
+    n_jobs = args.n_jobs if args.n_jobs is not None else config.run.get("n_jobs", -1)
+    if n_jobs == 0:
+        raise CommandError("--n-jobs 0 has no meaning; use -1 or N >= 1", EXIT_USAGE)
+    return backend, n_jobs, scheduler
+
+
+def _open_store(path: Path, n_tasks: int) -> tuple[Any, bool]:
+    """The store to run into, checked writable; or a complete read-only one.
+
+    Returns the store and whether fits are left to compute. A store that cannot
+    be written is fine only when every fit of the study is already in it.
+    """
+    from .benchmark.store import ResultStore, StoreError
+
+    try:
+        store = ResultStore(path)
+        store.check_writable()
+        return store, True
+    except StoreError as exc:
+        problem = str(exc)
+    if path.is_file():
+        try:
+            stored = ResultStore(path, read_only=True)
+        except StoreError:
+            raise CommandError(problem) from None
+        if len(stored) >= n_tasks:
+            return stored, False
+        left = n_tasks - len(stored)
+        stored.close()
+        raise CommandError(
+            f"{problem}; {left} of the study's {n_tasks} fits are left to compute "
+            "and could not be stored. Make the store writable or choose another "
+            "--store"
+        )
+    raise CommandError(problem)
+
+
+def _program() -> str:
+    """How to call this command again, as the user can type it."""
+    invoked = sys.argv[0] if sys.argv else ""
+    if Path(invoked).name == "skggm-bench":
+        found = shutil.which("skggm-bench")
+        if found and os.path.realpath(found) == os.path.realpath(invoked):
+            return "skggm-bench"
+        # Not on the PATH (e.g. `make run` calls .venv/bin/skggm-bench): the path
+        # it was called by.
+        return shlex.quote(invoked)
+    return f"{shlex.quote(sys.executable)} -m skggm_bench.cli"
+
+
+def _study_arguments(args: argparse.Namespace) -> str:
+    if args.store is not None:
+        return f" --store {shlex.quote(str(args.store))}"
+    if args.config is not None:
+        return f" --config {shlex.quote(str(args.config))}"
+    return f" --preset {args.preset}" if args.preset else ""
+
+
+def _count(items: Any, noun: str) -> str:
+    return f"{len(items)} {noun}{'' if len(items) == 1 else 's'}"
+
+
+def run_study(args: argparse.Namespace) -> int:
+    """``skggm-bench run``: run (or resume) a study into its store."""
+    from .benchmark import StudyError
+    from .benchmark.store import StoreError, StudyMismatchError
+
+    config = _config(args)
+    path = _store_path(args, config)
+    backend, n_jobs, scheduler = _execution(args, config)
+    print(
+        f"study {config.name!r}: {config.n_tasks} fits "
+        f"({_count(config.generators, 'generator')} x "
+        f"{_count(config.learners, 'learner')} x grid); results in {path}",
+        file=sys.stderr,
+    )
+    store, to_compute = _open_store(path, config.n_tasks)
+    progress = _Progress(enabled=not args.no_progress and to_compute)
+    start = time.perf_counter()
+    try:
+        with contextlib.ExitStack() as context:
+            context.callback(store.close)
+            if not to_compute:
+                frame, n_computed = store.frame(), 0
+            else:
+                if not args.show_warnings:
+                    # Entered first, so that dask workers started below inherit it.
+                    context.enter_context(silenced_warnings())
+                if backend == "dask":
+                    context.callback(_dask_client(scheduler, n_jobs).close)
+                benchmark = config.make_benchmark(
+                    store=store,
+                    # With dask the cluster's workers are the parallelism: use all.
+                    n_jobs=-1 if backend == "dask" else n_jobs,
+                    backend=backend,
+                )
+                result = benchmark.run(progress=progress)
+                frame, n_computed = result.frame, result.n_computed
+    except KeyboardInterrupt:
+        progress.close()
+        print(
+            f"\nInterrupted: {progress.done} of {progress.total} fits are saved in "
+            f"{path}. Run the same command again to resume.",
+            file=sys.stderr,
+        )
+        return EXIT_INTERRUPTED
+    except StudyError as exc:
+        raise CommandError(str(exc), EXIT_USAGE) from None
+    except (StoreError, StudyMismatchError) as exc:
+        raise CommandError(str(exc)) from None
+    finally:
+        progress.close()
+    elapsed = time.perf_counter() - start
+    counts = frame["status"].value_counts()
+    status = ", ".join(f"{int(n)} {s}" for s, n in counts.items())
+    print(
+        f"done: {len(frame)} rows ({status}); {n_computed} computed in "
+        f"{elapsed:.0f} s, stored in {path}",
+        file=sys.stderr,
+    )
+    program, study = _program(), _study_arguments(args)
+    print(f"next: {program} leaderboard{study}\n      {program} report{study}")
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------------------
+# leaderboard and report
+# --------------------------------------------------------------------------------------
+
+
+def show_leaderboard(args: argparse.Namespace) -> int:
+    """``skggm-bench leaderboard``: findings and tables, on stdout."""
+    from .benchmark._display import analyse, text_report
+
+    frame, _, path = _read_results(args)
+    try:
+        analysis = analyse(frame, args.metric, by=tuple(args.by))
+    except ValueError as exc:
+        raise CommandError(str(exc), EXIT_USAGE) from None
+    width = min(shutil.get_terminal_size((_TEXT_WIDTH, 24)).columns, _TEXT_WIDTH)
+    print(f"skggm-bench leaderboard of {path} ({_count(frame, 'row')})\n")
+    print(text_report(analysis, width=max(width, 60)))
+    if (frame["status"] != "ok").any():
+        print(
+            "\nFits that did not finish rank last; 'skggm-bench report' shows them "
+            "with figures."
+        )
+    return EXIT_OK
+
+
+def write_study_report(args: argparse.Namespace) -> int:
+    """``skggm-bench report``: the HTML report of a stored study."""
+    from .benchmark.report import write_report
+
+    frame, metadata, path = _read_results(args)
+    out = args.out or path.with_name(f"{path.stem}-report")
+    try:
+        report = write_report(
+            frame,
+            out,
+            metric=args.metric,
+            metadata={"store": str(path), **metadata},
+            title=f"skggm-bench report: {path.stem}",
+        )
+    except ValueError as exc:
+        raise CommandError(str(exc), EXIT_USAGE) from None
+    except OSError as exc:
+        raise CommandError(
+            f"cannot write the report to {out}: {describe_os_error(exc)}"
+            + ("" if args.out else "; choose another folder with --out DIR")
+        ) from None
+    print(f"report written to {report}")
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------------------
+# sample
+# --------------------------------------------------------------------------------------
+
+
+def _size(n_bytes: float) -> str:
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB"):
+        if n_bytes < 1024 or unit == "TiB":
+            return (
+                f"{n_bytes:.0f} {unit}" if unit == "bytes" else f"{n_bytes:.1f} {unit}"
+            )
+        n_bytes /= 1024
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _available_memory() -> int | None:
+    """Bytes of memory available to a new allocation (None if unknown)."""
+    with contextlib.suppress(OSError, ValueError):
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    with contextlib.suppress(AttributeError, OSError, ValueError):
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    return None
+
+
+def _check_memory(n: int, p: int) -> str:
+    """Refuse, before drawing, an array the machine cannot hold; describe it."""
+    needed = 8.0 * n * p * p
+    what = f"{n} matrices of {p} x {p} float64 take {_size(needed)}"
+    available = _available_memory()
+    if available is not None and needed > _MEMORY_SHARE * available:
+        raise CommandError(
+            f"--n {n}: {what}, more than this machine can hold ({_size(available)} "
+            "of memory available); ask for fewer matrices, or draw them in several "
+            "files with different --seed values",
+            EXIT_USAGE,
+        )
+    return what
+
+
+def _check_disk(n: int, p: int, out: Path, what: str) -> None:
+    """Refuse, before drawing, an array the disk of ``out`` cannot store."""
+    free = shutil.disk_usage(out.parent).free
+    if 8.0 * n * p * p > free:
+        raise CommandError(
+            f"--n {n}: {what}, more than the {_size(free)} free on the disk of {out}"
+        )
+
+
+def _check_writable(path: Path, option: str) -> None:
+    """Create the folder of ``path`` and check that ``path`` can be written."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CommandError(
+            f"{option} {path}: cannot create its folder: {describe_os_error(exc)}"
+        ) from None
+    if path.is_dir():
+        raise CommandError(f"{option} {path} is a folder; give a file name", EXIT_USAGE)
+    for place in (path, path.parent):
+        if place.exists() and not os.access(place, os.W_OK):
+            raise CommandError(f"{option} {path}: {place} is not writable")
+
+
+def _parameters(items: list[str]) -> dict[str, Any]:
+    """``KEY=VALUE`` pairs; values are Python literals (numbers, ...) or text."""
+    parameters = {}
+    for item in items:
+        key, sep, text = item.partition("=")
+        if not sep or not key.strip():
+            raise CommandError(
+                f"--param {item!r}: expected KEY=VALUE, e.g. condition_number=10",
+                EXIT_USAGE,
+            )
+        try:
+            value = ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            value = text
+        parameters[key.strip()] = value
+    return parameters
+
+
+def _wraps_a_generator(cls: type) -> bool:
+    """Whether ``cls`` is a meta-generator: it needs another generator to wrap."""
+    import inspect
+
+    parameter = inspect.signature(cls).parameters.get("generator")
+    return parameter is not None and parameter.default is inspect.Parameter.empty
+
+
+def _build_generator(args: argparse.Namespace) -> Any:
+    from .benchmark.config import ConfigError, generator_class
+
+    try:
+        cls = generator_class(args.generator, key="--generator")
+        base = (
+            generator_class(args.base_generator, key="--base-generator")
+            if args.base_generator
+            else None
+        )
+    except ConfigError as exc:
+        raise CommandError(str(exc), EXIT_USAGE) from None
+    parameters = _parameters(args.param)
+    if _wraps_a_generator(cls):
+        if base is None:
+            raise CommandError(
+                f"--generator {args.generator} transforms the draws of another "
+                "generator: name it with --base-generator NAME (e.g. "
+                "--base-generator DiagonalDominance), and its settings with --param "
+                "(e.g. --param condition_number=10)",
+                EXIT_USAGE,
+            )
+        parameters["generator"] = base()
+    elif base is not None:
+        raise CommandError(
+            f"--base-generator is for generators that wrap another; "
+            f"{args.generator} does not",
+            EXIT_USAGE,
+        )
+    try:
+        # Parameter values are checked when make_ggm fits the generator.
+        generator = cls(**parameters)
+    except (TypeError, ValueError) as exc:
+        raise CommandError(f"--generator {args.generator}: {exc}", EXIT_USAGE) from None
+    return generator
+
+
+def sample_matrices(args: argparse.Namespace) -> int:
+    """``skggm-bench sample``: random matrices on one random graph, to .npy files."""
+    import numpy as np
+
+    from .datasets import make_ggm
+
+    if args.n < 1:
+        raise CommandError(f"--n must be >= 1, got {args.n}", EXIT_USAGE)
+    if args.n_features < 1:
+        raise CommandError(
+            f"--n-features must be >= 1, got {args.n_features}", EXIT_USAGE
+        )
+    if args.density is not None and not 0 <= args.density <= 1:
+        raise CommandError(
+            f"--density must be in [0, 1], got {args.density}", EXIT_USAGE
+        )
+    generator = _build_generator(args)
+    what = _check_memory(args.n, args.n_features)
+    _check_writable(args.out, "--out")
+    if args.graph_out is not None:
+        _check_writable(args.graph_out, "--graph-out")
+    _check_disk(args.n, args.n_features, args.out, what)
+    try:
+        # make_ggm draws the graph (and one matrix) and returns the fitted
+        # generator; its further draws share that graph.
+        data = make_ggm(
+            n_samples=1,
+            n_features=args.n_features,
+            graph=args.graph,
+            density=args.density,
+            generator=generator,
+            random_state=args.seed,
+        )
+    except (ValueError, TypeError) as exc:
+        raise CommandError(str(exc), EXIT_USAGE) from None
+    matrices = data.generator.sample(args.n)
+    np.save(args.out, matrices)
+    if args.graph_out is not None:
+        np.save(args.graph_out, data.adjacency)
+    edges = int(np.triu(data.adjacency, 1).sum())
+    print(
+        f"wrote {args.n} matrices of shape {matrices.shape[1:]} from "
+        f"{type(generator).__name__} on a graph of the {args.graph} family with "
+        f"{edges} edges (density {data.edge_density:.3g}) to {args.out}"
+    )
+    return EXIT_OK

@@ -1,0 +1,1084 @@
+"""``Benchmark``: a study's parameters, their checks, and its run; its result.
+
+The user guide is ``docs/harness.md``; the shape of the harness is in
+``docs/architecture.md``. In short:
+
+Paired design
+    For each (n_features, density, repeat) one graph is drawn and shared by all
+    generators, and one standard normal noise matrix is drawn and shared by all
+    generators, data models and sample sizes; every learner sees the very same data
+    set. Differences between learners, generators, data models and sample sizes are
+    therefore paired comparisons (common random numbers). The data pipeline is the
+    one of :func:`skggm_bench.datasets.make_ggm`: ``make_ggm(...,
+    random_state=row.seed)`` reproduces a row's data set.
+
+Isolation
+    Every draw and every fit runs in a child process of its worker, with an
+    optional deadline (``timeout``) and memory limit (``memory_limit``): whatever
+    a learner or a generator does, it becomes a row with a status and a message,
+    and the study goes on (``_isolation.py``).
+
+Results
+    Rows are committed to the :class:`~skggm_bench.benchmark.store.ResultStore` as
+    they finish; an interrupted run loses only the fits in flight, and running the
+    same study again resumes it. The columns are defined in ``_schema.py``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import numbers
+import os
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import joblib
+import numpy as np
+import pandas as pd
+from sklearn.base import clone
+from sklearn.utils import Bunch
+from sklearn.utils._param_validation import (
+    Interval,
+    StrOptions,
+    validate_parameter_constraints,
+)
+
+from ..datasets import GRAPH_FAMILIES
+from ..datasets._make_ggm import data_bunch
+from ..datasets._pipeline import draw_graph, draw_latent, draw_model, observe
+from ..metrics import get_metric
+from ._execution import backend_problem, execute
+from ._isolation import close_children
+from ._provenance import FingerprintError, describe
+from ._schema import KEY_COLUMNS, Status, result_columns
+from ._seeding import (
+    SEEDING_SCHEME,
+    cell_seed,
+    check_study_random_state,
+    fresh_entropy,
+)
+from ._tasks import Cell, Fit, Spec
+from .store import ResultStore
+
+__all__ = ["DEFAULT_METRICS", "Benchmark", "BenchmarkResult", "StudyError"]
+
+#: Metrics computed when ``metrics`` is not given (names of the metric registry,
+#: :data:`skggm_bench.metrics.METRICS`).
+DEFAULT_METRICS: tuple[str, ...] = (
+    "tpr",
+    "ppv",
+    "f1",
+    "mcc",
+    "shd",
+    "roc_auc",
+    "average_precision",
+)
+#: The data model of a study that names none: the Gaussian rows as drawn.
+DEFAULT_DATA_MODEL = "gaussian"
+
+
+class StudyError(ValueError, TypeError):
+    """A study parameter is invalid; ``parameter`` says which.
+
+    A ``ValueError`` and a ``TypeError`` (like scikit-learn's
+    ``InvalidParameterError``), so that either ``except`` catches it.
+
+    Attributes
+    ----------
+    parameter : str
+        The ``Benchmark`` parameter at fault (e.g. ``"densities"``).
+    entry : str or None
+        For ``generators``, ``learners`` and ``data_models``: the name at fault.
+
+    Examples
+    --------
+    >>> from sklearn.covariance import LedoitWolf
+    >>> from skggm_bench.generators import DiagonalDominance
+    >>> try:
+    ...     Benchmark({"dd": DiagonalDominance()}, {"lw": LedoitWolf()},
+    ...               densities=1.5).validate()
+    ... except StudyError as error:
+    ...     print(error.parameter, "|", error)
+    densities | densities[0]=1.5 is above 1; a density is the fraction of node pairs \
+that are edges, in [0, 1]
+    """
+
+    def __init__(self, parameter: str, message: str, entry: str | None = None) -> None:
+        super().__init__(message)
+        self.parameter = parameter
+        self.entry = entry
+
+
+# --------------------------------------------------------------------------------------
+# Checks of the grid (all of them: the configuration layer has none of its own)
+# --------------------------------------------------------------------------------------
+
+
+def _as_tuple(values: Any, name: str) -> tuple:
+    if isinstance(values, (str, bytes)) or not isinstance(
+        values, (Sequence, np.ndarray)
+    ):
+        values = (values,)
+    values = tuple(values)
+    if not values:
+        raise StudyError(name, f"{name} is empty: the grid needs at least one value")
+    return values
+
+
+def _check_unique(values: tuple, name: str) -> None:
+    seen = set()
+    for value in values:
+        if value in seen:
+            raise StudyError(
+                name, f"{name} lists {value!r} twice; grid values must be unique"
+            )
+        seen.add(value)
+
+
+def _check_integers(values: Any, name: str, low: int) -> tuple[int, ...]:
+    values = _as_tuple(values, name)
+    for index, value in enumerate(values):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(
+            value, numbers.Integral
+        ):
+            raise StudyError(
+                name, f"{name}[{index}] must be an integer, got {value!r}"
+            )
+        if value < low:
+            raise StudyError(name, f"{name}[{index}] must be >= {low}, got {value}")
+    values = tuple(int(value) for value in values)
+    _check_unique(values, name)
+    return values
+
+
+def _check_densities(values: Any) -> tuple[float | None, ...]:
+    values = _as_tuple(values, "densities")
+    checked = []
+    for index, value in enumerate(values):
+        if value is None:
+            checked.append(None)
+            continue
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+            raise StudyError(
+                "densities",
+                f"densities[{index}] must be a number in [0, 1] (or None for the "
+                f"family's default), got {value!r}",
+            )
+        value = float(value)
+        if math.isnan(value):
+            raise StudyError("densities", f"densities[{index}] is NaN")
+        if not 0 <= value <= 1:
+            where = "negative" if value < 0 else "above 1"
+            raise StudyError(
+                "densities",
+                f"densities[{index}]={value} is {where}; a density is the fraction "
+                "of node pairs that are edges, in [0, 1]",
+            )
+        checked.append(value + 0.0)  # -0.0 -> 0.0: one key per value
+    checked = tuple(checked)
+    _check_unique(checked, "densities")
+    return checked
+
+
+def _check_named(
+    mapping: Any, name: str, methods: tuple[str, ...], example: str
+) -> dict:
+    if not isinstance(mapping, Mapping):
+        raise StudyError(
+            name,
+            f"{name} must be a dict mapping names to objects (e.g. {example}), got "
+            f"{type(mapping).__name__}",
+        )
+    if not mapping:
+        raise StudyError(name, f"{name} is empty: give at least one, e.g. {example}")
+    for key, value in mapping.items():
+        if not isinstance(key, str) or not key:
+            raise StudyError(
+                name, f"{name} keys must be non-empty strings, got {key!r}"
+            )
+        if isinstance(value, type):
+            raise StudyError(
+                name,
+                f"{name}[{key!r}] is the class {value.__name__}; pass an instance, "
+                f"e.g. {value.__name__}()",
+                key,
+            )
+        missing = [m for m in methods if not callable(getattr(value, m, None))]
+        if missing:
+            raise StudyError(
+                name,
+                f"{name}[{key!r}] = {value!r} has no {' or '.join(missing)} method",
+                key,
+            )
+        try:
+            fresh = clone(value)
+        except Exception as exc:
+            raise StudyError(
+                name,
+                f"{name}[{key!r}] cannot be cloned like a scikit-learn estimator: "
+                f"{exc}",
+                key,
+            ) from exc
+        # Estimators that declare their parameters' constraints are checked now, not
+        # at their first fit; those that do not (any sklearn-compatible estimator
+        # may) are checked by their own fit.
+        if hasattr(type(fresh), "_parameter_constraints"):
+            try:
+                fresh._validate_params()
+            except (ValueError, TypeError) as exc:
+                raise StudyError(name, f"{name}[{key!r}]: {exc}", key) from None
+    return dict(mapping)
+
+
+def _check_metrics(metrics: Any) -> tuple[str, ...]:
+    """Canonical names (the result columns) of the requested metrics."""
+    names = []
+    for metric in _as_tuple(metrics, "metrics"):
+        try:
+            entry = get_metric(metric)
+        except ValueError as exc:
+            raise StudyError("metrics", str(exc)) from None
+        if entry.needs == "fit":
+            raise StudyError(
+                "metrics",
+                f"{entry.name} is recorded in every row already; it is not a metric "
+                "to request",
+            )
+        names.append(entry.name)
+    names = tuple(names)
+    _check_unique(names, "metrics")
+    return names
+
+
+def _check_memory_limit(limit: Any) -> int | None:
+    if limit is None:
+        return None
+    if isinstance(limit, (bool, np.bool_)) or not isinstance(limit, numbers.Integral):
+        raise StudyError(
+            "memory_limit",
+            f"memory_limit must be a number of bytes (an int) or None, got {limit!r}",
+        )
+    if limit < 2**20:
+        raise StudyError(
+            "memory_limit",
+            f"memory_limit={limit} bytes is below 1 MiB; give it in bytes, e.g. "
+            "2 * 2**30 for 2 GiB",
+        )
+    return int(limit)
+
+
+@dataclass(frozen=True)
+class _Grid:
+    """A validated study: what ``validate`` returns and ``run`` uses."""
+
+    generators: dict
+    data_models: dict
+    learners: dict
+    graph: Any
+    graph_params: dict
+    densities: tuple
+    n_features: tuple
+    n_samples: tuple
+    n_repeats: int
+    model: str
+    metrics: tuple
+    timeout: float | None
+    memory_limit: int | None
+    isolate: bool
+
+    def cells(self) -> list[Cell]:
+        return [
+            Cell(generator, p, density, repeat)
+            for generator in self.generators
+            for p in self.n_features
+            for density in self.densities
+            for repeat in range(self.n_repeats)
+        ]
+
+    def fits(self) -> list[Fit]:
+        return [
+            Fit(cell, data_model, n, learner)
+            for cell in self.cells()
+            for data_model in self.data_models
+            for n in self.n_samples
+            for learner in self.learners
+        ]
+
+    def keys(self) -> list[tuple]:
+        """Every row key, in the frame's order."""
+        return [
+            (g, m, learner, d, p, n, r)
+            for g in self.generators
+            for m in self.data_models
+            for learner in self.learners
+            for d in self.densities
+            for p in self.n_features
+            for n in self.n_samples
+            for r in range(self.n_repeats)
+        ]
+
+
+# --------------------------------------------------------------------------------------
+# The result
+# --------------------------------------------------------------------------------------
+
+
+class BenchmarkResult:
+    """The rows of a benchmark study, as a tidy pandas DataFrame.
+
+    Returned by :meth:`Benchmark.run`; not meant to be built by hand.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        One row per (generator, data model, learner, density, n_features,
+        n_samples, repeat).
+    study : dict
+        The study fingerprint (what the store checks on resume).
+    store : str or None
+        Path of the store the rows live in, or None for an in-memory run.
+    n_computed : int
+        Number of rows computed by this run (the others were already stored).
+
+    Attributes
+    ----------
+    frame : pandas.DataFrame
+        The columns are described in ``docs/harness.md`` (and defined in one
+        place, the harness's result schema): the grid coordinates; ``seed``
+        (``make_ggm(..., random_state=seed)`` reproduces the row's data set) and
+        the difficulty of the true graph (``n_edges``, ``n_added_edges``,
+        ``min_edge_partial_correlation``, ``median_edge_partial_correlation``,
+        ``max_non_edge_correlation``, ``condition_number``); one column per
+        metric (NaN unless ``status == "ok"``, and where a metric is undefined,
+        with the reason in ``message``); ``fit_time`` (seconds); ``status``
+        (``"ok"``, ``"failed"``, ``"timeout"``, ``"crashed"``, ``"memory"``);
+        ``message``; ``versions`` (JSON of the package versions).
+    study : dict
+        The study fingerprint.
+    store : str or None
+        The store path.
+    n_computed : int
+        Rows computed by the run that returned this result.
+
+    Examples
+    --------
+    >>> from sklearn.covariance import GraphicalLasso
+    >>> from skggm_bench.benchmark import Benchmark
+    >>> from skggm_bench.generators import DiagonalDominance
+    >>> result = Benchmark({"dd": DiagonalDominance()},
+    ...                    {"glasso": GraphicalLasso(alpha=0.1)},
+    ...                    n_features=8, n_samples=(50, 100), n_repeats=2,
+    ...                    metrics=("f1", "shd"), random_state=0).run()
+    >>> result
+    BenchmarkResult(4 rows: 4 ok)
+    >>> result.frame.groupby("n_samples")["status"].count().to_dict()
+    {50: 2, 100: 2}
+    """
+
+    def __init__(
+        self,
+        frame: pd.DataFrame,
+        study: dict,
+        store: str | None = None,
+        n_computed: int = 0,
+    ) -> None:
+        self.frame = frame
+        self.study = study
+        self.store = store
+        self.n_computed = n_computed
+
+    def __repr__(self) -> str:
+        counts = self.frame["status"].value_counts()
+        parts = [f"{counts.get(Status.OK.value, 0)} ok"] + [
+            f"{counts[status.value]} {status.value}"
+            for status in Status
+            if status is not Status.OK and counts.get(status.value, 0)
+        ]
+        return f"BenchmarkResult({len(self.frame)} rows: {', '.join(parts)})"
+
+    def leaderboard(
+        self, metric: str = "f1", by: Sequence[str] = ("density",), **kwargs: Any
+    ) -> pd.DataFrame:
+        """Rank the learners by ``metric`` (:mod:`~skggm_bench.benchmark.leaderboard`).
+
+        Parameters
+        ----------
+        metric : str, default="f1"
+            A metric column of :attr:`frame`.
+        by : sequence of str, default=("density",)
+            Columns that define the scenarios the ranking is reported for.
+        **kwargs
+            Passed on to :func:`skggm_bench.benchmark.leaderboard.leaderboard`.
+
+        Returns
+        -------
+        pandas.DataFrame
+            What :func:`skggm_bench.benchmark.leaderboard.leaderboard` returns.
+
+        Examples
+        --------
+        >>> from sklearn.covariance import GraphicalLasso, LedoitWolf
+        >>> from skggm_bench.generators import DiagonalDominance
+        >>> result = Benchmark({"dd": DiagonalDominance()},
+        ...                    {"glasso": GraphicalLasso(alpha=0.1),
+        ...                     "ledoit_wolf": LedoitWolf()},
+        ...                    n_features=8, densities=0.3, n_samples=100,
+        ...                    n_repeats=3, metrics=("f1",), random_state=0).run()
+        >>> board = result.leaderboard("f1", by=("density",))
+        >>> board[["learner", "position"]].to_dict("list")
+        {'learner': ['glasso', 'ledoit_wolf'], 'position': [1, 2]}
+        """
+        from .leaderboard import leaderboard
+
+        return leaderboard(self.frame, metric=metric, by=by, **kwargs)
+
+    def plot(self, **kwargs: Any) -> Any:
+        """Plot the results (see :func:`skggm_bench.benchmark.plotting.plot_results`).
+
+        Parameters
+        ----------
+        **kwargs
+            Passed on to :func:`skggm_bench.benchmark.plotting.plot_results`.
+
+        Returns
+        -------
+        object
+            What :func:`skggm_bench.benchmark.plotting.plot_results` returns.
+
+        Examples
+        --------
+        >>> from sklearn.covariance import LedoitWolf
+        >>> from skggm_bench.generators import DiagonalDominance
+        >>> result = Benchmark({"dd": DiagonalDominance()}, {"lw": LedoitWolf()},
+        ...                    n_features=8, densities=(0.1, 0.3),
+        ...                    n_samples=(50, 100), metrics=("tpr", "ppv"),
+        ...                    random_state=0).run()
+        >>> figures = result.plot(metrics="tpr")   # one figure per density
+        >>> sorted(figures)
+        [0.1, 0.3]
+        """
+        from .plotting import plot_results
+
+        return plot_results(self.frame, **kwargs)
+
+
+# --------------------------------------------------------------------------------------
+# The study
+# --------------------------------------------------------------------------------------
+
+
+class Benchmark:
+    """Run structure learners on data from graphical model generators, over a grid.
+
+    For every generator, data model, number of variables, density, sample size and
+    repeat, a data set with a known graph is drawn and every learner is fitted on
+    it and scored. The design is paired and seeded from one ``SeedSequence``, and
+    every draw and fit is isolated in a child process; see the module docstring
+    and ``docs/harness.md``.
+
+    Parameters
+    ----------
+    generators : dict of str to GraphicalModelGenerator
+        Named matrix samplers (any estimator-like object with ``fit(graph)`` and
+        ``sample(n)``; it is cloned, and its ``random_state`` set per cell). The
+        true graph of a row is the support of the matrix the generator drew.
+    learners : dict of str to estimator
+        Named scikit-learn estimators -- a Pipeline and a search (e.g.
+        ``GridSearchCV``) included -- fitted as ``fit(X)`` on clones. The graph and
+        the matrices are read from the fitted learner with the estimator protocol of
+        :mod:`skggm_bench.metrics`. A learner's ``random_state`` (nested ones
+        included) that is ``None`` gets a seed derived from the row.
+    graph : str or callable, default="erdos_renyi"
+        A family of :data:`skggm_bench.datasets.GRAPH_FAMILIES`, or a function
+        ``graph(n_features, density, random_state, **graph_params)`` returning a
+        graph in any form :func:`skggm_bench.graphs.check_adjacency` accepts.
+    densities : float or sequence of float or None, default=(0.1,)
+        Fractions of the node pairs that are edges, in [0, 1] (see
+        :func:`skggm_bench.datasets.make_ggm`). ``None`` means the family's
+        default, and is the only value fixed-structure families (chain, lattice,
+        ...) accept; such rows have a NaN density.
+    n_features : int or sequence of int, default=50
+        Numbers of variables ``p`` (at least 2).
+    n_samples : int or sequence of int, default=(100,)
+        Sample sizes. The data set of size ``n`` is the first ``n`` rows of the
+        largest one of its cell.
+    n_repeats : int, default=1
+        Independent repeats of every cell (new graph, matrices and noise).
+    data_models : dict of str to data model, or None, default=None
+        Named ways of observing the latent Gaussian data (objects with an
+        ``observe(latent, covariance)`` method, see ``docs/data_models.md``); every
+        learner sees the same latent draw under each of them. ``None`` means the
+        Gaussian data as drawn, under the name ``"gaussian"``.
+    model : {"concentration", "covariance"}, default="concentration"
+        Role of the generated matrix: the precision (the graph is a conditional
+        independence graph) or the covariance (a marginal independence graph).
+    metrics : sequence of str, default=DEFAULT_METRICS
+        Names of the metric registry :data:`skggm_bench.metrics.METRICS`: edge
+        metrics (``"tpr"``, ``"ppv"``, ``"fpr"``, ``"f1"``, ``"mcc"``, ``"shd"``),
+        edge-score metrics (``"roc_auc"``, ``"average_precision"``) and matrix
+        losses (``"frobenius_loss"``, ``"spectral_loss"``, ``"kl_divergence"``,
+        ``"stein_loss"`` of ``covariance_`` against the true covariance;
+        ``"precision_frobenius_loss"`` of ``precision_``), or their aliases. Each
+        becomes a column holding the raw value (lower is better for losses).
+    n_jobs : int or None, default=None
+        Parallel workers, as in joblib (``None``: 1 unless a surrounding
+        ``joblib.parallel_config`` says otherwise; ``-1``: all cores).
+    backend : str or None, default="loky"
+        joblib backend: ``"loky"`` (processes), ``"threading"``, ``"dask"`` (needs
+        a ``dask.distributed.Client`` in this process) or any registered backend;
+        ``None`` uses the active ``joblib.parallel_config``.
+    store : str, os.PathLike, ResultStore or None, default=None
+        Where rows are written as they finish. ``None`` keeps them in memory; a
+        path (one SQLite file per study) persists them, and running the same study
+        again skips the stored rows. A store holding a different study raises
+        :class:`~skggm_bench.benchmark.store.StudyMismatchError`.
+    random_state : int, numpy SeedSequence, RandomState, Generator or None, \
+default=None
+        Entropy of the study's SeedSequence. ``None`` draws fresh entropy, except
+        when resuming a stored study, whose entropy is reused.
+    timeout : float or None, default=None
+        Seconds allowed to each fit (its scoring included) and to each draw of a
+        data set; at the deadline the process running it is stopped and the row
+        gets status ``"timeout"`` (``"failed"`` with ``data generation failed``
+        for a draw).
+    memory_limit : int or None, default=None
+        Bytes each fit or draw may allocate; beyond it the row gets status
+        ``"memory"``.
+    isolate : bool, default=True
+        Run draws and fits in child processes (see Notes). ``False`` runs them in
+        the worker itself, e.g. to stop inside a learner with a debugger; then
+        ``timeout`` and ``memory_limit`` are not available and a crash ends the run.
+    graph_params : dict or None, default=None
+        Extra parameters of the graph family (e.g. ``{"n_clusters": 3}`` for
+        ``"cluster"``) or keyword arguments of the graph callable.
+    verbose : int, default=0
+        joblib's verbosity.
+
+    Attributes
+    ----------
+    entropy_ : int
+        The study entropy used by the last :meth:`run` (set by it); with it and the
+        grid, every row's data set can be regenerated (:meth:`dataset`).
+
+    See Also
+    --------
+    skggm_bench.benchmark.store.ResultStore : The results store.
+    skggm_bench.datasets.make_ggm : One data set with a known graph.
+
+    Notes
+    -----
+    Whatever a learner or a generator does, it becomes a row: one that raises
+    (``SystemExit`` and ``KeyboardInterrupt`` included) or exposes nothing usable
+    gives status ``"failed"``; one that runs past ``timeout``, in Python or in C,
+    ``"timeout"``; one whose process dies (a segmentation fault, ``os._exit``)
+    ``"crashed"``; one that exceeds ``memory_limit`` or is killed by the operating
+    system for memory, ``"memory"``. A draw that fails gives ``"failed"`` rows
+    with ``data generation failed: ...`` for every fit of its data set. Each fit
+    gets its own copy of its data. The run goes on, and a resume never re-runs a
+    fit that has a row. How this is done (a forked child process per worker,
+    stopped at deadlines and replaced) is explained in ``docs/harness.md``; it
+    needs ``os.fork`` (Linux, macOS).
+
+    Interrupting :meth:`run` (Ctrl-C) keeps every committed row and re-raises
+    ``KeyboardInterrupt``; the next run of the same study resumes.
+
+    Examples
+    --------
+    >>> from sklearn.covariance import GraphicalLasso, LedoitWolf
+    >>> from skggm_bench.benchmark import Benchmark
+    >>> from skggm_bench.generators import DiagonalDominance, PartialOrthogonalization
+    >>> bench = Benchmark(
+    ...     generators={"dd": DiagonalDominance(),
+    ...                 "port": PartialOrthogonalization()},
+    ...     learners={"glasso": GraphicalLasso(alpha=0.1),
+    ...               "ledoit_wolf": LedoitWolf()},
+    ...     densities=(0.2, 0.4), n_features=10, n_samples=200, n_repeats=2,
+    ...     metrics=("tpr", "ppv"), random_state=0)
+    >>> frame = bench.run().frame
+    >>> frame.shape
+    (16, 20)
+    >>> # LedoitWolf's precision is dense: every pair is an edge, every edge is found
+    >>> frame.loc[frame.learner == "ledoit_wolf", "tpr"].unique()
+    array([1.])
+    >>> data = bench.dataset("dd", density=0.2, repeat=0, n_samples=200)
+    >>> data.X.shape, data.adjacency.shape
+    ((200, 10), (10, 10))
+    """
+
+    _parameter_constraints: dict = {
+        "n_repeats": [Interval(numbers.Integral, 1, None, closed="left")],
+        "model": [StrOptions({"concentration", "covariance"})],
+        "timeout": [Interval(numbers.Real, 0, None, closed="neither"), None],
+        "n_jobs": [numbers.Integral, None],
+        "backend": [str, None],
+        "graph_params": [dict, None],
+        "isolate": ["boolean"],
+        "verbose": ["verbose"],
+    }
+
+    def __init__(
+        self,
+        generators: Mapping[str, Any],
+        learners: Mapping[str, Any],
+        *,
+        graph: str | Callable[..., Any] = "erdos_renyi",
+        densities: Any = (0.1,),
+        n_features: Any = 50,
+        n_samples: Any = (100,),
+        n_repeats: int = 1,
+        data_models: Mapping[str, Any] | None = None,
+        model: str = "concentration",
+        metrics: Sequence[str] = DEFAULT_METRICS,
+        n_jobs: int | None = None,
+        backend: str | None = "loky",
+        store: Any = None,
+        random_state: Any = None,
+        timeout: float | None = None,
+        memory_limit: int | None = None,
+        isolate: bool = True,
+        graph_params: Mapping[str, Any] | None = None,
+        verbose: int = 0,
+    ) -> None:
+        self.generators = generators
+        self.learners = learners
+        self.graph = graph
+        self.densities = densities
+        self.n_features = n_features
+        self.n_samples = n_samples
+        self.n_repeats = n_repeats
+        self.data_models = data_models
+        self.model = model
+        self.metrics = metrics
+        self.n_jobs = n_jobs
+        self.backend = backend
+        self.store = store
+        self.random_state = random_state
+        self.timeout = timeout
+        self.memory_limit = memory_limit
+        self.isolate = isolate
+        self.graph_params = graph_params
+        self.verbose = verbose
+
+    def __repr__(self) -> str:
+        return (
+            f"Benchmark(generators={list(self.generators)}, "
+            f"learners={list(self.learners)}, graph={self.graph!r}, "
+            f"densities={self.densities!r}, n_features={self.n_features!r}, "
+            f"n_samples={self.n_samples!r}, n_repeats={self.n_repeats!r})"
+        )
+
+    # -- validation ------------------------------------------------------------------
+
+    def validate(self) -> None:
+        """Check the whole study before anything runs; raise on the first problem.
+
+        Checks every parameter; draws each graph of the grid once, so that an
+        unreachable density or a bad graph parameter fails now; and fits every
+        generator on each of these graphs (a dry probe), so that a generator that
+        cannot sample on the study's graphs (e.g. ``UniformChordal`` on a
+        non-chordal family) is reported with both names before any fit runs.
+
+        Raises
+        ------
+        StudyError
+            Naming the parameter at fault (``error.parameter``) and, for
+            generators, learners and data models, the entry (``error.entry``).
+
+        Examples
+        --------
+        >>> from skggm_bench.generators import UniformChordal
+        >>> from sklearn.covariance import LedoitWolf
+        >>> bench = Benchmark({"uniform": UniformChordal()}, {"lw": LedoitWolf()},
+        ...                   densities=0.3, n_features=20)
+        >>> bench.validate()
+        Traceback (most recent call last):
+        ...
+        skggm_bench.benchmark._benchmark.StudyError: generator 'uniform' cannot \
+sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
+        """
+        self._validate()
+
+    def _validate(self) -> _Grid:
+        for name, constraints in self._parameter_constraints.items():
+            try:
+                validate_parameter_constraints(
+                    {name: constraints},
+                    {name: getattr(self, name)},
+                    caller_name="Benchmark",
+                )
+            except ValueError as exc:  # sklearn's InvalidParameterError
+                raise StudyError(name, str(exc)) from None
+        if self.n_jobs == 0:
+            raise StudyError(
+                "n_jobs", "n_jobs == 0 has no meaning; use None, -1 or a positive int"
+            )
+        if self.backend is not None and (problem := backend_problem(self.backend)):
+            raise StudyError("backend", problem)
+        if isinstance(self.graph, str):
+            if self.graph not in GRAPH_FAMILIES:
+                raise StudyError(
+                    "graph",
+                    f"graph={self.graph!r} is not a graph family; choose one of "
+                    f"{list(GRAPH_FAMILIES)} or pass a callable "
+                    "graph(n_features, density, random_state)",
+                )
+        elif not callable(self.graph):
+            raise StudyError(
+                "graph",
+                "graph must be a family name or a callable graph(n_features, "
+                f"density, random_state), got {self.graph!r}",
+            )
+        isolate = bool(self.isolate)
+        if isolate and not hasattr(os, "fork"):
+            raise StudyError(
+                "isolate",
+                "isolate=True runs fits in forked child processes, and this platform "
+                "has no os.fork; set isolate=False (then without timeouts, memory "
+                "limits or crash protection)",
+            )
+        if not isolate and (self.timeout is not None or self.memory_limit is not None):
+            raise StudyError(
+                "isolate",
+                "timeout and memory_limit need isolate=True: only a separate process "
+                "can be stopped at a deadline or capped in memory",
+            )
+        data_models = (
+            {DEFAULT_DATA_MODEL: None}
+            if self.data_models is None
+            else _check_named(
+                self.data_models,
+                "data_models",
+                ("observe", "get_params"),
+                "{'npn': Nonparanormal()}",
+            )
+        )
+        grid = _Grid(
+            generators=_check_named(
+                self.generators,
+                "generators",
+                ("fit", "sample", "get_params"),
+                "{'dd': DiagonalDominance()}",
+            ),
+            data_models=data_models,
+            learners=_check_named(
+                self.learners,
+                "learners",
+                ("fit", "get_params"),
+                "{'glasso': GraphicalLasso()}",
+            ),
+            graph=self.graph,
+            graph_params=dict(self.graph_params or {}),
+            densities=_check_densities(self.densities),
+            n_features=_check_integers(self.n_features, "n_features", 2),
+            n_samples=_check_integers(self.n_samples, "n_samples", 1),
+            n_repeats=int(self.n_repeats),
+            model=self.model,
+            metrics=_check_metrics(self.metrics),
+            timeout=None if self.timeout is None else float(self.timeout),
+            memory_limit=_check_memory_limit(self.memory_limit),
+            isolate=isolate,
+        )
+        self._probe(grid)
+        return grid
+
+    def _probe(self, grid: _Grid) -> None:
+        """Draw each graph of the grid, and fit each generator on it."""
+        for p in grid.n_features:
+            for density in grid.densities:
+                try:
+                    graph = draw_graph(
+                        grid.graph, p, density, grid.graph_params, seed=0
+                    )
+                except Exception as exc:
+                    raise StudyError(
+                        "graph",
+                        f"cannot draw a graph={describe(grid.graph)!r} with "
+                        f"n_features={p}, density={density}: {exc}",
+                    ) from exc
+                for name, generator in grid.generators.items():
+                    try:
+                        clone(generator).fit(graph.adjacency)
+                    except Exception as exc:
+                        raise StudyError(
+                            "generators",
+                            f"generator {name!r} cannot sample on graph="
+                            f"{describe(grid.graph)!r} with n_features={p}, "
+                            f"density={density}: {exc}",
+                            name,
+                        ) from exc
+
+    @staticmethod
+    def _fingerprint(grid: _Grid, entropy: int) -> dict:
+        """What must match for a store to be resumed: all that can change a row."""
+        described = {}
+        for name in ("generators", "data_models", "learners", "graph", "graph_params"):
+            try:
+                described[name] = describe(getattr(grid, name), name)
+            except FingerprintError as exc:
+                raise StudyError(name, str(exc)) from None
+        return {
+            "seeding": SEEDING_SCHEME,
+            "entropy": entropy,
+            **described,
+            "densities": list(grid.densities),
+            "n_features": list(grid.n_features),
+            "n_samples": list(grid.n_samples),
+            "n_repeats": grid.n_repeats,
+            "model": grid.model,
+            "metrics": list(grid.metrics),
+            "timeout": grid.timeout,
+            "memory_limit": grid.memory_limit,
+        }
+
+    def _open_store(self) -> ResultStore:
+        if self.store is None:
+            return ResultStore(":memory:")
+        if isinstance(self.store, ResultStore):
+            return self.store
+        if isinstance(self.store, (str, os.PathLike)):
+            return ResultStore(self.store)
+        raise StudyError(
+            "store",
+            f"store must be None, a file path or a ResultStore, got {self.store!r}",
+        )
+
+    # -- running ---------------------------------------------------------------------
+
+    def run(self, progress: Callable[[int, int], Any] | None = None) -> BenchmarkResult:
+        """Run every fit of the grid that is not stored yet; return all the rows.
+
+        Parameters
+        ----------
+        progress : callable or None, default=None
+            Called as ``progress(done, total)`` (numbers of rows) once before the
+            first fit, with the rows already stored, and after every fit.
+
+        Returns
+        -------
+        BenchmarkResult
+            All the rows of the grid (stored earlier or computed now), sorted in
+            grid order: generators, data models and learners as given, then
+            densities, n_features, n_samples and repeats.
+
+        Raises
+        ------
+        StudyError
+            For an invalid study, before anything runs.
+        StudyMismatchError
+            If ``store`` holds a different study.
+        KeyboardInterrupt
+            Re-raised after an interruption; the rows committed so far are kept.
+
+        Examples
+        --------
+        >>> from sklearn.covariance import GraphicalLasso
+        >>> from skggm_bench.generators import DiagonalDominance
+        >>> calls = []
+        >>> result = Benchmark({"dd": DiagonalDominance()},
+        ...                    {"glasso": GraphicalLasso(alpha=0.2)},
+        ...                    n_features=8, n_samples=50, n_repeats=3,
+        ...                    random_state=0).run(progress=lambda *a: calls.append(a))
+        >>> calls[0], calls[-1]
+        ((0, 3), (3, 3))
+        """
+        if progress is not None and not callable(progress):
+            raise TypeError(
+                f"progress must be a callable(done, total), got {progress!r}"
+            )
+        grid = self._validate()
+        # Entering the backend's configuration validates it (unknown name, dask
+        # without a client) before the store is touched.
+        with self._backend_config():
+            store = self._open_store()
+            try:
+                entropy = self._entropy(store)
+                study = store.ensure_study(self._fingerprint(grid, entropy))
+                self.entropy_ = entropy
+                n_computed = self._fill(store, grid, entropy, progress)
+                frame = _ordered_frame(store.frame(), grid)
+            finally:
+                if store is not self.store:  # opened here: close it here
+                    store.close()
+        path = None if store.path == ":memory:" else store.path
+        return BenchmarkResult(frame, study, store=path, n_computed=n_computed)
+
+    def _entropy(self, store: ResultStore) -> int:
+        entropy = check_study_random_state(self.random_state)
+        if entropy is not None:
+            return entropy
+        stored = store.study()  # random_state=None resumes with the stored entropy
+        if stored is not None and "entropy" in stored:
+            return int(stored["entropy"])
+        return fresh_entropy()
+
+    def _spec(self, grid: _Grid, entropy: int) -> Spec:
+        return Spec(
+            token=uuid.uuid4().hex,
+            entropy=entropy,
+            generators=grid.generators,
+            data_models=grid.data_models,
+            learners=grid.learners,
+            graph=grid.graph,
+            graph_params=grid.graph_params,
+            model=grid.model,
+            metrics=grid.metrics,
+            largest_n={p: max(grid.n_samples) for p in grid.n_features},
+            timeout=grid.timeout,
+            memory_limit=grid.memory_limit,
+            isolate=grid.isolate,
+        )
+
+    def _fill(
+        self,
+        store: ResultStore,
+        grid: _Grid,
+        entropy: int,
+        progress: Callable[[int, int], Any] | None,
+    ) -> int:
+        """Compute the rows missing from ``store``; return how many were added."""
+        done = store.completed_keys()
+        fits = [fit for fit in grid.fits() if fit.key not in done]
+        total = len(grid.keys())
+        counts = {"done": total - len(fits), "computed": 0}
+        if progress is not None:
+            progress(counts["done"], total)
+
+        def on_row(row: dict) -> None:
+            # One transaction per row: an interruption (Ctrl-C, SIGKILL) leaves
+            # every finished fit committed and nothing half-written.
+            counts["computed"] += store.append([row])
+            counts["done"] += 1
+            if progress is not None:
+                progress(counts["done"], total)
+
+        spec = self._spec(grid, entropy)
+        try:
+            execute(spec, fits, self.n_jobs, self.verbose, on_row)
+        finally:  # children of this process (n_jobs=1, threading) end with the run
+            close_children(spec.token)
+        return counts["computed"]
+
+    def _backend_config(self) -> Any:
+        if self.backend is None:  # keep whatever parallel_config is active
+            return contextlib.nullcontext()
+        try:
+            return joblib.parallel_config(backend=self.backend)
+        except (ValueError, KeyError) as exc:
+            raise StudyError(
+                "backend", f"backend={self.backend!r} is not usable: {exc}"
+            ) from exc
+
+    def dataset(
+        self,
+        generator: str,
+        *,
+        density: float | None,
+        repeat: int,
+        n_samples: int,
+        n_features: int | None = None,
+        data_model: str | None = None,
+    ) -> Bunch:
+        """Re-create the data set behind a result row (e.g. to debug a failure).
+
+        Parameters
+        ----------
+        generator : str
+            A key of ``generators``.
+        density : float or None
+            The row's density (None for families without one).
+        repeat : int
+            The row's repeat.
+        n_samples : int
+            The row's sample size.
+        n_features : int or None, default=None
+            The row's ``n_features``; may be omitted when the grid has one value.
+        data_model : str or None, default=None
+            The row's data model; may be omitted when the study has one.
+
+        Returns
+        -------
+        sklearn.utils.Bunch
+            The same keys as :func:`skggm_bench.datasets.make_ggm` returns:
+            ``X``, the true ``adjacency`` (the support of the drawn matrix),
+            ``covariance``, ``precision``, ``seed`` (the row's seed), ...
+
+        Raises
+        ------
+        ValueError
+            If the study entropy is unknown (set an int ``random_state`` or call
+            :meth:`run` first), or a coordinate is not in the grid.
+
+        Examples
+        --------
+        >>> from skggm_bench.generators import DiagonalDominance
+        >>> bench = Benchmark({"dd": DiagonalDominance()}, {}, n_features=6,
+        ...                   random_state=0)
+        >>> bench.dataset("dd", density=0.1, repeat=0, n_samples=20).X.shape
+        (20, 6)
+        """
+        entropy = getattr(self, "entropy_", None)
+        if entropy is None:
+            entropy = check_study_random_state(self.random_state)
+        if entropy is None:
+            raise ValueError(
+                "the study entropy is unknown: set random_state to an int, or call "
+                "run() first"
+            )
+        generators = _check_named(
+            self.generators, "generators", ("fit", "sample", "get_params"), "{}"
+        )
+        if generator not in generators:
+            raise ValueError(
+                f"unknown generator {generator!r}; have {list(generators)}"
+            )
+        data_models = (
+            {DEFAULT_DATA_MODEL: None}
+            if self.data_models is None
+            else _check_named(self.data_models, "data_models", ("observe",), "{}")
+        )
+        if data_model is None:
+            if len(data_models) != 1:
+                raise ValueError(
+                    f"the study has data models {list(data_models)}: say which one"
+                )
+            data_model = next(iter(data_models))
+        if data_model not in data_models:
+            raise ValueError(
+                f"unknown data model {data_model!r}; have {list(data_models)}"
+            )
+        if n_features is None:
+            sizes = _check_integers(self.n_features, "n_features", 2)
+            if len(sizes) != 1:
+                raise ValueError(f"the grid has n_features {sizes}: say which one")
+            n_features = sizes[0]
+        density = _check_densities((density,))[0]
+        seed = cell_seed(entropy, int(n_features), density, int(repeat))
+        graph = draw_graph(
+            self.graph, int(n_features), density, dict(self.graph_params or {}), seed
+        )
+        truth = draw_model(graph.adjacency, generators[generator], self.model, seed)
+        latent = draw_latent(truth, int(n_samples), seed)
+        X, observer = observe(latent, truth.covariance, data_models[data_model], seed)
+        return data_bunch(
+            graph, truth, X, latent=None, data_model=observer, seed=seed
+        )
+
+
+def _ordered_frame(frame: pd.DataFrame, grid: _Grid) -> pd.DataFrame:
+    """The grid's rows, in grid order, with the columns in schema order."""
+    position = {key: index for index, key in enumerate(grid.keys())}
+    columns = {name: frame[name].tolist() for name in KEY_COLUMNS}
+    columns["density"] = [None if math.isnan(d) else d for d in columns["density"]]
+    keys = zip(*(columns[name] for name in KEY_COLUMNS), strict=True)
+    order = [position.get(tuple(key)) for key in keys]
+    keep = [index is not None for index in order]
+    frame = frame.loc[keep].assign(
+        _order=[index for index in order if index is not None]
+    )
+    return (
+        frame.sort_values("_order")[result_columns(grid.metrics)]
+        .reset_index(drop=True)
+    )

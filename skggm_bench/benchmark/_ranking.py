@@ -1,0 +1,282 @@
+"""Ranks within blocks and the bootstrap over repeats: the leaderboard's machinery.
+
+Private to the harness: :mod:`skggm_bench.benchmark.leaderboard` builds its public
+tables from these. A *block* is one scenario (a point of the grid) in one repeat;
+learners are ranked within blocks, and intervals resample repeats (the independent
+unit of the paired design) with the same resampled repeats for every learner.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+from collections.abc import Iterable
+
+import numpy as np
+import pandas as pd
+import scipy.stats
+
+from ..metrics import get_metric
+from ._schema import GRID_COLUMNS, check_results_frame, rankable_metric
+
+__all__ = [
+    "MISSING",
+    "OK",
+    "REQUIRED",
+    "as_columns",
+    "block_columns",
+    "block_values",
+    "bootstrap_indices",
+    "bootstrap_mean",
+    "bootstrap_weights",
+    "check_bootstrap",
+    "check_by",
+    "check_frame",
+    "greater_is_better",
+    "groups",
+    "insert_key",
+    "long_ranks",
+    "multiplicities",
+    "percentile_interval",
+    "rank_matrix",
+    "ratio",
+    "scenario_columns",
+    "unit_arrays",
+    "wide_groups",
+]
+
+REQUIRED = (*GRID_COLUMNS, "learner", "repeat", "status")
+OK = "ok"
+MISSING = "missing"
+
+
+# --------------------------------------------------------------------------------------
+# Validation
+# --------------------------------------------------------------------------------------
+
+
+def scenario_columns(frame: pd.DataFrame) -> list[str]:
+    """The grid columns of ``frame`` (all of :data:`GRID_COLUMNS`, once checked)."""
+    return [column for column in GRID_COLUMNS if column in frame.columns]
+
+
+def block_columns(frame: pd.DataFrame) -> list[str]:
+    """The columns that identify a block: the scenario and the repeat."""
+    return [*scenario_columns(frame), "repeat"]
+
+
+def check_frame(frame: object, metric: str) -> tuple[pd.DataFrame, str]:
+    """The result table, checked, and the canonical name of the metric to rank by."""
+    if not isinstance(metric, str):
+        raise TypeError(f"metric must be a metric name (str), got {metric!r}")
+    frame = check_results_frame(frame, what="frame")
+    metric = rankable_metric(metric, frame)
+    if not pd.api.types.is_numeric_dtype(frame[metric]):
+        raise ValueError(
+            f"metric column {metric!r} must be numeric, got dtype {frame[metric].dtype}"
+        )
+    if frame.empty:
+        raise ValueError("frame has no rows: there is nothing to rank")
+    key = [*block_columns(frame), "learner"]
+    duplicated = frame.duplicated(subset=key, keep=False)
+    if duplicated.any():
+        first = frame.loc[duplicated, key].iloc[0].to_dict()
+        raise ValueError(
+            f"frame has {int(duplicated.sum())} rows sharing a task key; each "
+            f"(scenario, repeat, learner) must appear once, e.g. {first}"
+        )
+    return frame, metric
+
+
+def greater_is_better(metric: str) -> bool:
+    return get_metric(metric).greater_is_better
+
+
+def as_columns(by: object) -> list[str]:
+    if isinstance(by, str):
+        by = (by,)
+    if not isinstance(by, Iterable):
+        raise TypeError(f"by must be a sequence of column names, got {by!r}")
+    return list(by)
+
+
+def check_by(by: object, frame: pd.DataFrame) -> list[str]:
+    """``by`` as a list of grid columns, generator first (always present)."""
+    by = as_columns(by)
+    allowed = scenario_columns(frame)
+    unknown = [column for column in by if column not in allowed]
+    if unknown:
+        raise ValueError(f"by={unknown} are not grid columns; choose among {allowed}")
+    # Leaderboards are always split by generator: pooling generators would hide the
+    # very rank shift the benchmark exists to show.
+    return ["generator", *dict.fromkeys(c for c in by if c != "generator")]
+
+
+def check_bootstrap(confidence: object, n_bootstrap: object) -> None:
+    if not isinstance(confidence, numbers.Real) or not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
+    if (
+        isinstance(n_bootstrap, bool)
+        or not isinstance(n_bootstrap, numbers.Integral)
+        or n_bootstrap < 1
+    ):
+        raise ValueError(f"n_bootstrap must be a positive integer, got {n_bootstrap!r}")
+
+
+def groups(
+    table: pd.DataFrame, columns: list[str]
+) -> list[tuple[tuple, pd.DataFrame]]:
+    """``(key, part)`` per value of ``columns`` (sorted; NaN is a value), or one."""
+    if not columns:
+        return [((), table)]
+    return list(table.groupby(columns, sort=True, dropna=False))
+
+
+def insert_key(table: pd.DataFrame, columns: list[str], key: tuple) -> pd.DataFrame:
+    for index, (column, value) in enumerate(zip(columns, key, strict=True)):
+        table.insert(index, column, value)
+    return table
+
+
+# --------------------------------------------------------------------------------------
+# Ranks within blocks
+# --------------------------------------------------------------------------------------
+
+
+def block_values(
+    frame: pd.DataFrame, metric: str, learners: list[str]
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Wide (block x learner) metric values (NaN unless ok) and statuses."""
+    block = block_columns(frame)
+    values = frame[metric].astype(float).where(frame["status"] == OK)
+    wide = frame.assign(_value=values).pivot(
+        index=block, columns="learner", values="_value"
+    )
+    wide = wide.reindex(columns=learners)
+    status = (
+        frame.pivot(index=block, columns="learner", values="status")
+        .reindex(columns=learners)
+        .fillna(MISSING)
+    )
+    return wide, status
+
+
+def rank_matrix(values: np.ndarray, metric: str) -> np.ndarray:
+    """Ranks within each row (1 = best); NaN values last; rows without a value NaN."""
+    # Rank descending on a signed copy so "higher is better" holds for every metric;
+    # NaN (failures, timeouts, missing rows, undefined metrics) becomes the worst
+    # value, so those entries share the last places.
+    sign = 1.0 if greater_is_better(metric) else -1.0
+    signed = np.where(np.isnan(values), -np.inf, sign * values)
+    ranks = scipy.stats.rankdata(-signed, method="average", axis=1)
+    # A block where nobody has a value orders nobody: sharing the average rank
+    # there would pull every learner towards the middle, and give each a position.
+    ranks[~(~np.isnan(values)).any(axis=1)] = np.nan
+    return ranks
+
+
+def wide_groups(
+    wide: pd.DataFrame, group_columns: list[str]
+) -> list[tuple[tuple, pd.DataFrame]]:
+    """``(key, rows of wide)`` per group, from the block index of ``wide``."""
+    keys = wide.index.to_frame(index=False)
+    return [
+        (key, wide.iloc[part.index.to_numpy()])
+        for key, part in groups(keys, group_columns)
+    ]
+
+
+def long_ranks(frame: pd.DataFrame, metric: str, learners: list[str]) -> pd.DataFrame:
+    """:func:`scenario_ranks` of a checked ``frame`` over the given ``learners``."""
+    wide, status = block_values(frame, metric, learners)
+    ranks = pd.DataFrame(
+        rank_matrix(wide.to_numpy(float), metric),
+        index=wide.index,
+        columns=wide.columns,
+    )
+    long = pd.DataFrame(
+        {
+            "value": wide.stack(future_stack=True),
+            "status": status.stack(future_stack=True),
+            "rank": ranks.stack(future_stack=True),
+        }
+    )
+    return long.reset_index()
+
+
+# --------------------------------------------------------------------------------------
+# Bootstrap over repeats
+# --------------------------------------------------------------------------------------
+
+
+def unit_arrays(
+    ranks: pd.DataFrame, column: str, learners: list[str], units: list
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per-repeat sums and counts of the non-NaN ``column``: shape (n_units, k)."""
+    grouped = ranks.groupby(["repeat", "learner"])[column]
+    sums = grouped.sum(min_count=1).unstack("learner")
+    counts = grouped.count().unstack("learner")
+    sums = sums.reindex(index=units, columns=learners).fillna(0.0).to_numpy(float)
+    counts = counts.reindex(index=units, columns=learners).fillna(0).to_numpy(float)
+    return sums, counts
+
+
+def ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(denominator > 0, numerator / np.maximum(denominator, 1), np.nan)
+
+
+def bootstrap_indices(
+    n_units: int, n_bootstrap: int, rng: np.random.RandomState
+) -> np.ndarray:
+    return rng.randint(n_units, size=(n_bootstrap, n_units))
+
+
+def bootstrap_weights(
+    n_units: int, n_bootstrap: int, rng: np.random.RandomState
+) -> np.ndarray:
+    """:func:`multiplicities` of fresh bootstrap draws; no columns without units."""
+    if n_units == 0:
+        return np.zeros((n_bootstrap, 0))
+    return multiplicities(bootstrap_indices(n_units, n_bootstrap, rng), n_units)
+
+
+def multiplicities(indices: np.ndarray, n_units: int) -> np.ndarray:
+    """How often each unit is drawn in each replicate: shape (n_bootstrap, n_units).
+
+    A resampled sum is then one matrix product, ``weights @ per_unit_sums``, however
+    many quantities are resampled together.
+    """
+    rows = np.repeat(np.arange(indices.shape[0]), indices.shape[1])
+    weights = np.zeros((indices.shape[0], n_units))
+    np.add.at(weights, (rows, indices.ravel()), 1.0)
+    return weights
+
+
+def percentile_interval(
+    replicates: np.ndarray, confidence: float, n_units: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile interval per column; NaN when fewer than two units exist."""
+    k = replicates.shape[1]
+    if n_units < 2:
+        return np.full(k, np.nan), np.full(k, np.nan)
+    alpha = 100 * (1 - confidence) / 2
+    with warnings.catch_warnings():
+        # A learner that failed in every resampled repeat has all-NaN replicates.
+        warnings.simplefilter("ignore", RuntimeWarning)
+        low, high = np.nanpercentile(replicates, [alpha, 100 - alpha], axis=0)
+    return low, high
+
+
+def bootstrap_mean(
+    sums: np.ndarray,
+    counts: np.ndarray,
+    indices: np.ndarray,
+    confidence: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Pooled mean ``sum / count`` and its bootstrap interval over resampled units."""
+    point = ratio(sums.sum(axis=0), counts.sum(axis=0))
+    # (B, n_units, k) -> (B, k): pooled sums over the resampled units.
+    replicates = ratio(sums[indices].sum(axis=1), counts[indices].sum(axis=1))
+    low, high = percentile_interval(replicates, confidence, sums.shape[0])
+    return point, low, high

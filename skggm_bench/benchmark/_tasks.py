@@ -1,0 +1,264 @@
+"""Cells, fits and the functions shipped to the workers: draw, fit, score.
+
+A *cell* is one generator on one (n_features, density, repeat): one graph, one
+matrix, one latent Gaussian data set of the largest sample size. A *fit* is one
+learner on one data set of a cell: a data model and a sample size. Each fit is one
+task, so that the scheduler can balance the work finely; a worker draws a cell once
+and keeps it for the following fits of that cell.
+
+Everything that runs a learner's or a generator's code runs in the worker's child
+process (``_isolation.py``): the draw (``"prepare"``) and the fit with its scoring
+(``"fit"``) are two requests, each with its own deadline, so that a slow draw is
+never blamed on a learner.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import OrderedDict
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from sklearn.base import clone
+
+from ..datasets._pipeline import (
+    TrueModel,
+    draw_graph,
+    draw_latent,
+    draw_model,
+    observe,
+)
+from ..metrics import GroundTruth, score_learner
+from ._isolation import error_message, truncate, worker_for
+from ._provenance import package_versions
+from ._schema import CELL_COLUMNS, KEY_COLUMNS, Status
+from ._seeding import cell_seed, learner_seed
+
+__all__ = ["Cell", "Fit", "Spec", "run_fit"]
+
+# Cells a worker keeps drawn (a few: the scheduler sends the fits of a cell close
+# together, and one cell of p = 1000 variables is about 10 MB).
+_CACHED_CELLS = 4
+_SIGNAL = CELL_COLUMNS[1:]  # every cell column but the seed
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One generator on one (n_features, density, repeat)."""
+
+    generator: str
+    n_features: int
+    density: float | None
+    repeat: int
+
+
+@dataclass(frozen=True)
+class Fit:
+    """One learner on one data set (data model, sample size) of a cell."""
+
+    cell: Cell
+    data_model: str
+    n_samples: int
+    learner: str
+
+    @property
+    def key(self) -> tuple:
+        """The row key, in the order of ``KEY_COLUMNS``."""
+        c = self.cell
+        return (
+            c.generator,
+            self.data_model,
+            self.learner,
+            c.density,
+            c.n_features,
+            self.n_samples,
+            c.repeat,
+        )
+
+
+@dataclass(frozen=True)
+class Spec:
+    """Everything a worker needs besides the fit's coordinates."""
+
+    token: str  # identifies the study run: a worker's child serves one spec
+    entropy: int
+    generators: Mapping[str, Any]
+    data_models: Mapping[str, Any]
+    learners: Mapping[str, Any]
+    graph: Any
+    graph_params: Mapping[str, Any]
+    model: str
+    metrics: tuple[str, ...]
+    largest_n: Mapping[int, int]  # per n_features: the largest sample size
+    timeout: float | None
+    memory_limit: int | None
+    isolate: bool
+
+
+def seed_estimator(estimator: Any, seed: int) -> None:
+    """Give every ``random_state=None`` (nested ones included) a derived seed."""
+    params = estimator.get_params(deep=True)
+    names = sorted(
+        name
+        for name, value in params.items()
+        if value is None and (name == "random_state" or name.endswith("__random_state"))
+    )
+    seeds = np.random.SeedSequence(seed).generate_state(len(names))
+    if names:
+        estimator.set_params(**dict(zip(names, seeds.tolist(), strict=True)))
+
+
+@dataclass
+class _CellData:
+    seed: int
+    truth: TrueModel
+    latent: np.ndarray
+    observed: dict[str, np.ndarray]
+
+
+class _Server:
+    """What a worker's child process does: draw cells, fit and score learners."""
+
+    def __init__(self, spec: Spec) -> None:
+        self.spec = spec
+        self.cells: OrderedDict[Cell, _CellData] = OrderedDict()
+
+    def __call__(self, name: str, args: tuple) -> Any:
+        return getattr(self, name)(*args)
+
+    def _cell(self, cell: Cell) -> _CellData:
+        data = self.cells.get(cell)
+        if data is not None:
+            self.cells.move_to_end(cell)
+            return data
+        spec = self.spec
+        seed = cell_seed(spec.entropy, cell.n_features, cell.density, cell.repeat)
+        graph = draw_graph(
+            spec.graph, cell.n_features, cell.density, dict(spec.graph_params), seed
+        )
+        truth = draw_model(
+            graph.adjacency, spec.generators[cell.generator], spec.model, seed
+        )
+        latent = draw_latent(truth, spec.largest_n[cell.n_features], seed)
+        data = self.cells[cell] = _CellData(seed, truth, latent, {})
+        while len(self.cells) > _CACHED_CELLS:
+            self.cells.popitem(last=False)
+        return data
+
+    def prepare(self, cell: Cell, data_model: str) -> dict:
+        """Draw the cell and observe its data under ``data_model``; its signal."""
+        data = self._cell(cell)
+        if data_model not in data.observed:
+            data.observed[data_model], _ = observe(
+                data.latent,
+                data.truth.covariance,
+                self.spec.data_models[data_model],
+                data.seed,
+            )
+        return data.truth.signal() | {"n_added_edges": data.truth.n_added_edges}
+
+    def fit(self, fit: Fit) -> dict:
+        """Fit the learner on its own copy of the data set; score it."""
+        spec = self.spec
+        data = self._cell(fit.cell)
+        # Each fit gets its own copy: a learner that writes into X cannot change
+        # the data of the next one.
+        X = np.array(data.observed[fit.data_model][: fit.n_samples])
+        estimator = clone(spec.learners[fit.learner])
+        seed_estimator(
+            estimator,
+            learner_seed(
+                data.seed,
+                fit.cell.generator,
+                fit.data_model,
+                fit.n_samples,
+                fit.learner,
+            ),
+        )
+        start = time.perf_counter()
+        estimator.fit(X)
+        fit_time = time.perf_counter() - start
+        truth = GroundTruth(
+            data.truth.adjacency,
+            spec.model,
+            data.truth.covariance,
+            data.truth.precision,
+        )
+        result = {"fit_time": fit_time}
+        try:
+            scores = score_learner(estimator, truth, spec.metrics)
+            for name, value in scores.values.items():
+                if math.isnan(value) and name not in scores.notes:
+                    raise ValueError(f"metric {name} is NaN")
+        except Exception as exc:
+            # The fit succeeded, but what it exposes cannot be scored.
+            return result | {"unusable": error_message(exc)}
+        return result | {"values": scores.values, "notes": scores.notes}
+
+
+def _row(spec: Spec, fit: Fit, seed: int, signal: Mapping[str, Any]) -> dict:
+    generator = type(spec.generators[fit.cell.generator]).__module__
+    learner = type(spec.learners[fit.learner]).__module__
+    key = dict(zip(KEY_COLUMNS, fit.key, strict=True))
+    cell = {"seed": seed} | {name: signal.get(name, math.nan) for name in _SIGNAL}
+    return key | cell | {"versions": package_versions(generator, learner)}
+
+
+def _failure(status: Status, message: str, elapsed: float, metrics: tuple) -> dict:
+    return {name: math.nan for name in metrics} | {
+        "fit_time": elapsed,
+        "status": status.value,
+        "message": truncate(message),
+    }
+
+
+def run_fit(spec: Spec, fit: Fit) -> dict:
+    """Draw (if needed), fit and score one learner; return its result row.
+
+    Whatever the generator or the learner does, the outcome is a row: a failed
+    draw gives ``"data generation failed: ..."``; a learner that raises, hangs,
+    crashes or runs out of memory gives its status and what happened.
+    """
+    seed = cell_seed(
+        spec.entropy, fit.cell.n_features, fit.cell.density, fit.cell.repeat
+    )
+    worker = worker_for(
+        spec.token,
+        lambda: _Server(spec),
+        isolate=spec.isolate,
+        memory_limit=spec.memory_limit,
+    )
+    prepared = worker.call("prepare", (fit.cell, fit.data_model), spec.timeout)
+    if prepared.status is not Status.OK:
+        reason = prepared.message
+        if prepared.status is Status.TIMEOUT:
+            reason = f"the draw was {reason}"
+        row = _row(spec, fit, seed, {})
+        return row | _failure(
+            Status.FAILED, f"data generation failed: {reason}", math.nan, spec.metrics
+        )
+    row = _row(spec, fit, seed, prepared.value)
+    outcome = worker.call("fit", (fit,), spec.timeout)
+    if outcome.status is not Status.OK:
+        return row | _failure(
+            outcome.status, outcome.message, outcome.elapsed, spec.metrics
+        )
+    result = outcome.value
+    if "unusable" in result:
+        return row | _failure(
+            Status.FAILED,
+            f"unusable fitted learner: {result['unusable']}",
+            result["fit_time"],
+            spec.metrics,
+        )
+    notes = "; ".join(
+        f"{name} undefined: {why}" for name, why in result["notes"].items()
+    )
+    return (
+        row
+        | result["values"]
+        | {"fit_time": result["fit_time"], "status": Status.OK.value, "message": notes}
+    )

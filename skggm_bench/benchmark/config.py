@@ -1,0 +1,905 @@
+"""Benchmark studies as data: built-in presets and TOML configuration files.
+
+A *study* is everything :class:`~skggm_bench.benchmark.Benchmark` needs: the
+generators, the learners and the grid. It can come from a named preset
+(:data:`PRESETS`, e.g. ``skggm-bench run --preset kramer2009``) or from a TOML file
+(``skggm-bench run --config study.toml``). This module only resolves names into
+classes and builds the :class:`~skggm_bench.benchmark.Benchmark`; every check of the
+study is :meth:`Benchmark.validate`'s, and its message comes back as a
+:class:`ConfigError` prefixed with the configuration key at fault.
+
+A configuration file looks like this (only the generators and the learners are
+required; an omitted grid key takes ``Benchmark``'s default, except ``densities``,
+which then means the graph family's own default density)::
+
+    graph = "erdos_renyi"          # a family of skggm_bench.datasets.GRAPH_FAMILIES
+    n_features = 30                # or a list
+    densities = [0.05, 0.25]       # edge densities in [0, 1]; omit for the
+                                   # family's default (chain, lattice, ...)
+    n_samples = [50, 100, 200]
+    n_repeats = 4
+    model = "concentration"        # or "covariance"
+    metrics = ["tpr", "ppv", "f1"]
+    random_state = 0               # the whole study follows from this seed
+    timeout = 300                  # seconds per fit (and per draw)
+    memory_limit = 4294967296      # bytes each fit may allocate (optional)
+
+    [graph_params]                 # extra parameters of the graph family (optional)
+
+    [generators]                   # name = {} uses the class of that name
+    DiagonalDominance = {}
+    TriangulatedOrthogonalization = { triangulation = "min_degree" }
+
+    [learners.lasso]               # a learner named "lasso"
+    class = "LassoNetwork"         # the class; the other keys are its parameters
+    cv = 5
+
+    [learners.glasso]
+    class = "GraphicalLassoCV"
+
+    [learners.npn_glasso]          # a pipeline: steps are tables with a class
+    class = "Pipeline"
+    steps = [{ class = "NonparanormalTransformer" },
+             { class = "GraphicalLasso", alpha = 0.2 }]
+
+    [data_models]                  # optional: ways of observing the data
+    gaussian = { class = "Gaussian" }
+    heavy = { class = "MultivariateT", df = 3 }
+
+    [run]                          # optional defaults for the command line
+    n_jobs = 2
+    backend = "loky"
+
+Generators are looked up by class name in :mod:`skggm_bench.generators`, so any
+sampler exported there works without changing this module; data models in
+:mod:`skggm_bench.datasets`. Learners are looked up in :mod:`skggm_bench.learners`,
+then :mod:`sklearn.covariance`; a dotted path (``"mypackage.module.MyEstimator"``)
+imports any other scikit-learn-compatible estimator, with or without parameter
+constraints. ``generators``, ``learners`` and ``data_models`` may also be plain
+lists of class names.
+
+Names are resolved, every estimator is built once with its parameters, and the
+whole study is validated (a dry probe of every generator on the study's graphs
+included) when the configuration is parsed, so a typo or an impossible combination
+fails at once and not an hour into a run.
+TOML needs Python 3.11+ (:mod:`tomllib`) or the ``tomli`` package on 3.10.
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import importlib
+import inspect
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sklearn.pipeline import Pipeline, make_pipeline
+
+# DEFAULT_METRICS is the harness's own list, so presets and Benchmark cannot drift.
+from ._benchmark import DEFAULT_METRICS, Benchmark, StudyError
+
+__all__ = [
+    "DEFAULT_METRICS",
+    "PRESETS",
+    "BenchmarkConfig",
+    "ConfigError",
+    "generator_class",
+    "get_preset",
+    "load_config",
+    "parse_config",
+]
+
+_GRID_KEYS = (
+    "graph",
+    "graph_params",
+    "n_features",
+    "densities",
+    "n_samples",
+    "n_repeats",
+    "model",
+    "metrics",
+    "random_state",
+    "timeout",
+    "memory_limit",
+)
+_ENTRY_KEYS = ("generators", "learners", "data_models")
+_TOP_LEVEL_KEYS = (*_GRID_KEYS, *_ENTRY_KEYS, "run", "description")
+_RUN_KEYS = ("store", "n_jobs", "backend", "scheduler")
+# Learner modules searched for a bare class name, in this order.
+_LEARNER_MODULES = ("skggm_bench.learners", "sklearn.covariance")
+
+# The learners of Krämer, Schäfer & Boulesteix (2009) under the paper's names. The
+# classes are named, not imported: they are resolved when a preset is used. The
+# presets re-rank the published methods, so the local-fdr learners keep the null
+# cutoff of GeneNet/fdrtool ("fndr") rather than our more accurate default.
+_PUBLISHED_LFDR = {"lfdr_cutoff_method": "fndr"}
+_KRAMER_LEARNERS: dict[str, dict[str, Any]] = {
+    "shrink": {"class": "ShrinkagePartialCorrelation", **_PUBLISHED_LFDR},
+    "lasso": {"class": "LassoNetwork"},
+    "adalasso": {"class": "AdaptiveLassoNetwork"},
+    "ridge": {"class": "RidgeNetwork", **_PUBLISHED_LFDR},
+    "pls": {"class": "PLSNetwork", **_PUBLISHED_LFDR},
+}
+
+def _imputed(*steps: dict[str, Any]) -> dict[str, Any]:
+    """A pipeline that imputes missing values (column medians) before ``steps``."""
+    imputer = {"class": "sklearn.impute.SimpleImputer", "strategy": "median"}
+    return {"class": "Pipeline", "steps": [imputer, *steps]}
+
+
+#: Built-in studies, in the configuration-file schema (see the module docstring).
+PRESETS: dict[str, dict[str, Any]] = {
+    # Sized to finish in a few minutes on 2 cores while still showing the paper's
+    # point: at density 0.25 the graphical lasso falls from 2nd on F1 under
+    # diagonal dominance to 5th under triangulated orthogonalization, and PLS rises
+    # from 5th to 3rd, with paired bootstrap intervals of the rank change that
+    # exclude 0 (docs/leaderboards.md; tests/test_docs_examples.py re-derives it).
+    # p=30 keeps the lasso-type fits near 1 s; 4 repeats already separate that
+    # shift; the graphical lasso uses a lighter CV (3 folds, 2 refinements) because
+    # with the defaults it dominated the run time.
+    "quick": {
+        "description": "A 2-minute study: diagonal dominance vs triangulated "
+        "orthogonalization, the Krämer learners and the graphical lasso, p=30.",
+        "graph": "erdos_renyi",
+        "n_features": 30,
+        "densities": [0.05, 0.25],
+        "n_samples": [50, 100, 200],
+        "n_repeats": 4,
+        "model": "concentration",
+        "metrics": list(DEFAULT_METRICS),
+        "random_state": 0,
+        "generators": ["DiagonalDominance", "TriangulatedOrthogonalization"],
+        "learners": {
+            **_KRAMER_LEARNERS,
+            "glasso": {"class": "GraphicalLassoCV", "cv": 3, "n_refinements": 2},
+        },
+    },
+    # The design of Krämer et al. (2009) as replicated in the paper (figures 7, 8).
+    "kramer2009": {
+        "description": "Krämer, Schäfer & Boulesteix (2009) as in the paper: p=100, "
+        "n=25..200, five densities, 20 repeats, three generators.",
+        "graph": "erdos_renyi",
+        "n_features": 100,
+        "densities": [0.05, 0.10, 0.15, 0.20, 0.25],
+        "n_samples": [25, 50, 75, 100, 125, 150, 175, 200],
+        "n_repeats": 20,
+        "model": "concentration",
+        "metrics": list(DEFAULT_METRICS),
+        "random_state": 0,
+        "generators": [
+            "DiagonalDominance",
+            "PartialOrthogonalization",
+            "TriangulatedOrthogonalization",
+        ],
+        "learners": {**_KRAMER_LEARNERS, "glasso": {"class": "GraphicalLassoCV"}},
+    },
+    # Does the leaderboard change when the data are not Gaussian? One generator, the
+    # same latent draws observed six ways (paired); the graphical lasso on the raw,
+    # the standardised and the Gaussianised data, and on a rank correlation; every
+    # learner but the shrinkage estimator imputes missing values first, so the
+    # missing-data rows show both outcomes (imputed, or a failed row).
+    "robustness": {
+        "description": "Heavy tails, monotone transforms, outliers, ordinal and "
+        "missing data: the graphical lasso raw, standardised, Gaussianised and on "
+        "Kendall's tau, p=30.",
+        "graph": "erdos_renyi",
+        "n_features": 30,
+        "densities": [0.1],
+        "n_samples": [100, 400],
+        "n_repeats": 6,
+        "model": "concentration",
+        "metrics": ["tpr", "ppv", "f1", "mcc", "roc_auc"],
+        "random_state": 0,
+        "generators": ["DiagonalDominance"],
+        "data_models": {
+            "gaussian": {"class": "Gaussian"},
+            "nonparanormal": {
+                "class": "Nonparanormal",
+                "transform": ["power", "exponential"],
+            },
+            "t3": {"class": "MultivariateT", "df": 3},
+            "contaminated": {"class": "Contaminated", "fraction": 0.05},
+            "ordinal": {"class": "Ordinal", "n_levels": 4},
+            "mcar": {"class": "MissingCompletelyAtRandom", "rate": 0.1},
+        },
+        "learners": {
+            "glasso": _imputed({"class": "GraphicalLasso", "alpha": 0.2}),
+            "scaled_glasso": _imputed(
+                {"class": "sklearn.preprocessing.StandardScaler"},
+                {"class": "GraphicalLasso", "alpha": 0.2},
+            ),
+            "npn_glasso": _imputed(
+                {"class": "NonparanormalTransformer"},
+                {"class": "GraphicalLasso", "alpha": 0.2},
+            ),
+            "kendall_glasso": _imputed(
+                {
+                    "class": "RankCorrelationAdapter",
+                    "method": "kendall",
+                    "estimator": {
+                        "class": "GraphicalLasso",
+                        "covariance": "precomputed",
+                        "alpha": 0.2,
+                    },
+                }
+            ),
+            "shrink": {"class": "ShrinkagePartialCorrelation"},
+        },
+    },
+    # Covariance estimators ranked by estimation error: the matrix losses against
+    # the true covariance (and the precision's Frobenius loss), at n/p from 1/2 to
+    # 4, including n < p where the sample covariance is singular (its KL and Stein
+    # losses are infinite and rank it last).
+    "covariance": {
+        "description": "Covariance estimators ranked by their estimation error "
+        "(Frobenius, spectral, KL, Stein), p=30, n/p from 1/2 to 4.",
+        "graph": "erdos_renyi",
+        "n_features": 30,
+        "densities": [0.1, 0.3],
+        "n_samples": [15, 30, 120],
+        "n_repeats": 4,
+        "model": "concentration",
+        "metrics": [
+            "frobenius_loss",
+            "spectral_loss",
+            "kl_divergence",
+            "stein_loss",
+            "precision_frobenius_loss",
+        ],
+        "random_state": 0,
+        "generators": ["DiagonalDominance", "TriangulatedOrthogonalization"],
+        "learners": {
+            "empirical": {"class": "EmpiricalCovariance"},
+            "shrunk": {"class": "ShrunkCovariance"},
+            "ledoit_wolf": {"class": "LedoitWolf"},
+            "oas": {"class": "OAS"},
+            "glasso_cv": {"class": "GraphicalLassoCV", "cv": 3, "n_refinements": 2},
+            "shrink_pcor": {"class": "ShrinkagePartialCorrelation"},
+        },
+    },
+}
+
+
+class ConfigError(ValueError):
+    """A study configuration is invalid; the message names the key at fault.
+
+    Examples
+    --------
+    >>> from skggm_bench.benchmark.config import ConfigError, parse_config
+    >>> try:
+    ...     parse_config({"generators": ["DiagonalDominance"], "learners": []})
+    ... except ConfigError as error:
+    ...     print(error)
+    learners: the list is empty; give at least one learner
+    """
+
+
+# --------------------------------------------------------------------------------------
+# The parsed configuration
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BenchmarkConfig:
+    """A validated study: generator and learner specifications plus the grid.
+
+    Build one with :func:`parse_config`, :func:`load_config` or :func:`get_preset`
+    rather than directly. Estimators are stored as ``(class, parameters)`` pairs and
+    instantiated afresh by :meth:`make_generators` / :meth:`make_learners`.
+
+    Attributes
+    ----------
+    name : str
+        The preset name or the configuration file's stem (used to name the store).
+    generators, learners, data_models : dict
+        ``{display name: (class, parameters)}`` (``data_models`` may be empty: the
+        Gaussian data as drawn).
+    grid : dict
+        Keyword arguments of ``Benchmark`` (``graph``, ``densities``, ...).
+    run : dict
+        Execution defaults from the ``[run]`` table (``store``, ``n_jobs``,
+        ``backend``, ``scheduler``).
+    description : str
+        Free text.
+
+    Examples
+    --------
+    >>> from skggm_bench.benchmark.config import get_preset
+    >>> config = get_preset("quick")
+    >>> sorted(config.generators)
+    ['DiagonalDominance', 'TriangulatedOrthogonalization']
+    >>> config.n_tasks
+    288
+    >>> type(config.make_learners()["glasso"]).__name__
+    'GraphicalLassoCV'
+    """
+
+    name: str
+    generators: dict[str, tuple[type, dict[str, Any]]]
+    learners: dict[str, tuple[type, dict[str, Any]]]
+    grid: dict[str, Any]
+    run: dict[str, Any] = field(default_factory=dict)
+    description: str = ""
+    data_models: dict[str, tuple[type, dict[str, Any]]] = field(default_factory=dict)
+
+    def make_generators(self) -> dict[str, Any]:
+        """Fresh generator instances, ``{name: generator}``.
+
+        Returns
+        -------
+        dict
+            One new, unfitted instance per configured generator.
+
+        Examples
+        --------
+        >>> from skggm_bench.benchmark.config import get_preset
+        >>> list(get_preset("quick").make_generators())
+        ['DiagonalDominance', 'TriangulatedOrthogonalization']
+        """
+        return {
+            name: _build(cls, p, f"generators.{name}", _resolve_generator)
+            for name, (cls, p) in self.generators.items()
+        }
+
+    def make_learners(self) -> dict[str, Any]:
+        """Fresh learner instances, ``{name: estimator}``.
+
+        Returns
+        -------
+        dict
+            One new, unfitted instance per configured learner.
+
+        Examples
+        --------
+        >>> from skggm_bench.benchmark.config import get_preset
+        >>> get_preset("quick").make_learners()["glasso"]
+        GraphicalLassoCV(cv=3, n_refinements=2)
+        """
+        return {
+            name: _build(cls, p, f"learners.{name}", _resolve_learner)
+            for name, (cls, p) in self.learners.items()
+        }
+
+    def make_data_models(self) -> dict[str, Any] | None:
+        """Fresh data model instances, or None for the Gaussian data as drawn.
+
+        Returns
+        -------
+        dict or None
+            One new instance per configured data model.
+
+        Examples
+        --------
+        >>> from skggm_bench.benchmark.config import get_preset
+        >>> get_preset("quick").make_data_models() is None
+        True
+        """
+        if not self.data_models:
+            return None
+        return {
+            name: _build(cls, p, f"data_models.{name}", _resolve_data_model)
+            for name, (cls, p) in self.data_models.items()
+        }
+
+    @property
+    def n_tasks(self) -> int:
+        """Number of result rows the study produces (learner fits).
+
+        Examples
+        --------
+        >>> from skggm_bench.benchmark.config import get_preset
+        >>> get_preset("kramer2009").n_tasks  # 3 x 6 x 5 x 8 x 20
+        14400
+        """
+        grid = self.grid
+        n_features = grid.get("n_features", 50)
+        return (
+            len(self.generators)
+            * len(self.learners)
+            * max(len(self.data_models), 1)
+            * len(grid["densities"])
+            * (len(n_features) if isinstance(n_features, tuple) else 1)
+            * len(grid.get("n_samples", (100,)))
+            * grid.get("n_repeats", 1)
+        )
+
+    def make_benchmark(self, **options: Any) -> Benchmark:
+        """The :class:`~skggm_bench.benchmark.Benchmark` of this study.
+
+        Parameters
+        ----------
+        **options
+            Other ``Benchmark`` arguments (``store``, ``n_jobs``, ``backend``,
+            ``verbose``, ...); they override the grid's values of the same name.
+
+        Returns
+        -------
+        Benchmark
+            Not yet run.
+
+        Examples
+        --------
+        >>> from skggm_bench.benchmark.config import get_preset
+        >>> bench = get_preset("quick").make_benchmark(n_jobs=2)
+        >>> bench.n_features, bench.densities, bench.n_jobs
+        (30, (0.05, 0.25), 2)
+        """
+        arguments = {"data_models": self.make_data_models(), **self.grid, **options}
+        return Benchmark(self.make_generators(), self.make_learners(), **arguments)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The configuration as plain data (class names instead of classes).
+
+        Returns
+        -------
+        dict
+            Suitable for JSON or for :func:`parse_config`.
+
+        Examples
+        --------
+        >>> from skggm_bench.benchmark.config import get_preset, parse_config
+        >>> config = get_preset("quick")
+        >>> parse_config(config.to_dict(), name="quick") == config
+        True
+        """
+
+        def specs(entries: dict[str, tuple[type, dict]]) -> dict[str, dict]:
+            return {
+                name: {"class": _class_name(cls), **copy.deepcopy(params)}
+                for name, (cls, params) in entries.items()
+            }
+
+        data = {
+            "description": self.description,
+            **copy.deepcopy(self.grid),
+            "generators": specs(self.generators),
+            "learners": specs(self.learners),
+        }
+        if self.data_models:
+            data["data_models"] = specs(self.data_models)
+        if data["densities"] == (None,):  # TOML has no null: omitted means None
+            del data["densities"]
+        for key in ("densities", "n_features", "n_samples", "metrics"):
+            if isinstance(data.get(key), tuple):
+                data[key] = list(data[key])
+        if self.run:
+            data["run"] = dict(self.run)
+        return data
+
+
+def _class_name(cls: type) -> str:
+    module = cls.__module__
+    if module.startswith(("skggm_bench.generators", "skggm_bench.datasets")) or any(
+        module.startswith(m) for m in _LEARNER_MODULES
+    ):
+        return cls.__name__
+    return f"{module}.{cls.__qualname__}"
+
+
+# --------------------------------------------------------------------------------------
+# Entry points
+# --------------------------------------------------------------------------------------
+
+
+def get_preset(name: str) -> BenchmarkConfig:
+    """A built-in study by name.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`PRESETS` (``"quick"``, ``"kramer2009"``).
+
+    Returns
+    -------
+    BenchmarkConfig
+        The validated preset.
+
+    Raises
+    ------
+    ConfigError
+        If there is no preset of that name.
+
+    Examples
+    --------
+    >>> from skggm_bench.benchmark.config import get_preset
+    >>> config = get_preset("kramer2009")
+    >>> config.grid["n_features"], config.grid["n_repeats"], len(config.learners)
+    (100, 20, 6)
+    """
+    if name not in PRESETS:
+        raise ConfigError(
+            f"preset: unknown preset {name!r}{_suggest(name, PRESETS)}; available: "
+            f"{sorted(PRESETS)}"
+        )
+    return parse_config(PRESETS[name], name=name)
+
+
+def load_config(path: str | Path) -> BenchmarkConfig:
+    """Read and validate a TOML study file.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The ``.toml`` file.
+
+    Returns
+    -------
+    BenchmarkConfig
+        Named after the file's stem.
+
+    Raises
+    ------
+    ConfigError
+        If the file cannot be read, is not valid TOML (the message gives the line)
+        or fails validation (the message names the key).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from skggm_bench.benchmark.config import load_config
+    >>> text = '''
+    ... n_features = 10
+    ... densities = [0.2]
+    ... n_samples = [40]
+    ... generators = ["DiagonalDominance"]
+    ... [learners.shrink]
+    ... class = "ShrinkagePartialCorrelation"
+    ... '''
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = pathlib.Path(tmp) / "tiny.toml"
+    ...     _ = path.write_text(text)
+    ...     config = load_config(path)
+    >>> config.name, config.n_tasks
+    ('tiny', 1)
+    """
+    path = Path(path)
+    toml = _toml_module()
+    try:
+        with path.open("rb") as handle:
+            data = toml.load(handle)
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot read the configuration file {str(path)!r}: {exc}"
+        ) from exc
+    except toml.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from exc
+    try:
+        return parse_config(data, name=path.stem)
+    except ConfigError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+
+
+def _toml_module() -> Any:
+    try:
+        import tomllib  # Python >= 3.11
+    except ModuleNotFoundError:  # pragma: no cover - exercised on Python 3.10 only
+        try:
+            import tomli as tomllib
+        except ModuleNotFoundError:
+            raise ConfigError(
+                "reading TOML configuration files needs Python 3.11+ or the 'tomli' "
+                "package (pip install tomli)"
+            ) from None
+    return tomllib
+
+
+def parse_config(data: Mapping[str, Any], *, name: str = "study") -> BenchmarkConfig:
+    """Validate a study given as plain data (a parsed TOML file or a preset dict).
+
+    Parameters
+    ----------
+    data : mapping
+        The schema of the module docstring.
+    name : str, default="study"
+        The study's name.
+
+    Returns
+    -------
+    BenchmarkConfig
+        With every class resolved and every estimator checked by building it.
+
+    Raises
+    ------
+    ConfigError
+        Naming the key at fault: an unknown key (with a suggestion), an unknown
+        generator or learner, a bad parameter, a density outside [0, 1], an empty
+        grid, ...
+
+    Examples
+    --------
+    >>> from skggm_bench.benchmark.config import parse_config
+    >>> parse_config({"generators": ["DiagonalDominance"],
+    ...               "learners": ["ShrinkagePartialCorrelation"],
+    ...               "densities": [0.1, -0.2]})
+    Traceback (most recent call last):
+    ...
+    skggm_bench.benchmark.config.ConfigError: densities: densities[1]=-0.2 is \
+negative; a density is the fraction of node pairs that are edges, in [0, 1]
+    """
+    if not isinstance(data, Mapping):
+        raise ConfigError(
+            f"a configuration must be a table of keys, got {type(data).__name__}"
+        )
+    _reject_unknown(data, _TOP_LEVEL_KEYS, where="")
+    description = data.get("description", "")
+    if not isinstance(description, str):
+        raise ConfigError(f"description: must be a string, got {description!r}")
+    # The grid goes to Benchmark as it is (TOML lists become tuples); Benchmark
+    # checks it. No densities: the family's own default (None), which is also the
+    # only value that fixed-structure families (chain, lattice, ...) accept.
+    grid: dict[str, Any] = {"densities": (None,)}
+    for key in _GRID_KEYS:
+        if key in data:
+            value = data[key]
+            grid[key] = tuple(value) if isinstance(value, list) else value
+    if not isinstance(grid.get("graph_params", {}), Mapping):
+        raise ConfigError(
+            f"graph_params: must be a table, got {data['graph_params']!r}"
+        )
+    config = BenchmarkConfig(
+        name=str(name),
+        generators=_parse_entries(data.get("generators"), "generators"),
+        learners=_parse_entries(data.get("learners"), "learners"),
+        grid=grid,
+        run=_parse_run(data.get("run", {})),
+        description=description,
+        data_models=(
+            _parse_entries(data["data_models"], "data_models")
+            if "data_models" in data
+            else {}
+        ),
+    )
+    options = {k: config.run[k] for k in ("n_jobs", "backend") if k in config.run}
+    try:
+        config.make_benchmark(**options).validate()
+    except StudyError as exc:
+        key = exc.parameter
+        if key in ("n_jobs", "backend"):
+            key = f"run.{key}"
+        elif exc.entry is not None:
+            key = f"{key}.{exc.entry}"
+        raise ConfigError(f"{key}: {exc}") from None
+    return config
+
+
+def _suggest(word: str, choices: Any) -> str:
+    close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _reject_unknown(table: Mapping, known: tuple[str, ...], where: str) -> None:
+    for key in table:
+        if key not in known:
+            raise ConfigError(
+                f"{where}{key}: unknown key{_suggest(key, known)}; known keys: "
+                f"{', '.join(known)}"
+            )
+
+
+def _parse_run(run: Any) -> dict[str, Any]:
+    if not isinstance(run, Mapping):
+        raise ConfigError(f"run: must be a table, got {run!r}")
+    _reject_unknown(run, _RUN_KEYS, where="run.")
+    for key in ("store", "scheduler"):
+        if key in run and not isinstance(run[key], str):
+            raise ConfigError(f"run.{key}: must be a string, got {run[key]!r}")
+    return dict(run)
+
+
+# --------------------------------------------------------------------------------------
+# Names -> classes -> estimators
+# --------------------------------------------------------------------------------------
+
+
+def _parse_entries(entries: Any, key: str) -> dict[str, tuple[type, dict[str, Any]]]:
+    what = {"data_models": "data model"}.get(key, key[:-1])
+    if entries is None:
+        raise ConfigError(f"{key}: missing; give at least one {what}")
+    if isinstance(entries, (list, tuple)):
+        if not entries:
+            raise ConfigError(f"{key}: the list is empty; give at least one {what}")
+        for i, entry in enumerate(entries):
+            if not isinstance(entry, str):
+                raise ConfigError(f"{key}[{i}]: must be a class name, got {entry!r}")
+        if len(set(entries)) != len(entries):
+            raise ConfigError(f"{key}: names are repeated in {list(entries)}")
+        entries = {entry: {} for entry in entries}
+    if not isinstance(entries, Mapping):
+        raise ConfigError(f"{key}: must be a list of names or a table, got {entries!r}")
+    if not entries:
+        raise ConfigError(f"{key}: the table is empty; give at least one {what}")
+    resolve = {
+        "generators": _resolve_generator,
+        "learners": _resolve_learner,
+        "data_models": _resolve_data_model,
+    }[key]
+    parsed = {}
+    for name, spec in entries.items():
+        where = f"{key}.{name}"
+        if not isinstance(spec, Mapping):
+            raise ConfigError(f"{where}: must be a table of parameters, got {spec!r}")
+        params = dict(spec)
+        class_name = params.pop("class", name)
+        if not isinstance(class_name, str):
+            raise ConfigError(
+                f"{where}.class: must be a class name, got {class_name!r}"
+            )
+        cls = resolve(class_name, where)
+        _build(cls, params, where, resolve)
+        parsed[str(name)] = (cls, params)
+    return parsed
+
+
+def _subclasses_in(module_name: str, base_name: str) -> dict[str, type]:
+    """The public classes of a module that derive from its class ``base_name``."""
+    module = importlib.import_module(module_name)
+    base = getattr(module, base_name, None)
+    return {
+        name: obj
+        for name, obj in vars(module).items()
+        if inspect.isclass(obj)
+        and not name.startswith("_")
+        and (
+            (base is not None and issubclass(obj, base) and obj is not base)
+            or (base is None and hasattr(obj, "observe"))
+        )
+    }
+
+
+def _resolve_generator(name: str, where: str) -> type:
+    # Any generator the package exports works, including new ones.
+    known = _subclasses_in("skggm_bench.generators", "GraphicalModelGenerator")
+    if name not in known:
+        raise ConfigError(
+            f"{where}: unknown generator {name!r}{_suggest(name, known)}; available: "
+            f"{', '.join(sorted(known))}"
+        )
+    return known[name]
+
+
+def _resolve_data_model(name: str, where: str) -> type:
+    known = _subclasses_in("skggm_bench.datasets", "DataModel")
+    if name not in known:
+        raise ConfigError(
+            f"{where}: unknown data model {name!r}{_suggest(name, known)}; available: "
+            f"{', '.join(sorted(known)) or 'none'}"
+        )
+    return known[name]
+
+
+def generator_class(name: str, *, key: str = "generator") -> type:
+    """The generator class exported by :mod:`skggm_bench.generators` under ``name``.
+
+    Parameters
+    ----------
+    name : str
+        A class name, e.g. ``"TriangulatedOrthogonalization"``.
+    key : str, default="generator"
+        What to call the value in an error message (a config key or an option).
+
+    Returns
+    -------
+    type
+        A subclass of :class:`~skggm_bench.generators.GraphicalModelGenerator`.
+
+    Raises
+    ------
+    ConfigError
+        If no such generator exists; the message lists the available ones.
+
+    Examples
+    --------
+    >>> from skggm_bench.benchmark.config import generator_class
+    >>> generator_class("DiagonalDominance").__name__
+    'DiagonalDominance'
+    """
+    return _resolve_generator(name, key)
+
+
+def _resolve_learner(name: str, where: str) -> type:
+    if name == "Pipeline":
+        return Pipeline
+    if "." in name:
+        module_name, _, attribute = name.rpartition(".")
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError as exc:
+            raise ConfigError(
+                f"{where}: cannot import {module_name!r}: {exc}"
+            ) from None
+        cls = getattr(module, attribute, None)
+    else:
+        cls = None
+        for module_name in _LEARNER_MODULES:
+            cls = getattr(importlib.import_module(module_name), name, None)
+            if cls is not None:
+                break
+    if not (
+        inspect.isclass(cls) and hasattr(cls, "fit") and hasattr(cls, "get_params")
+    ):
+        known = _learner_names()
+        raise ConfigError(
+            f"{where}: unknown learner {name!r}{_suggest(name, known)}; available: "
+            f"{', '.join(known)}, or a dotted path to a scikit-learn estimator"
+        )
+    return cls
+
+
+def _learner_names() -> list[str]:
+    names = []
+    for module_name in _LEARNER_MODULES:
+        module = importlib.import_module(module_name)
+        names += [
+            name
+            for name in getattr(module, "__all__", ())
+            if inspect.isclass(getattr(module, name))
+            and hasattr(getattr(module, name), "fit")
+        ]
+    return sorted(set(names))
+
+
+def _build(
+    cls: type,
+    params: dict[str, Any],
+    where: str,
+    resolve: Callable[[str, str], type],
+) -> Any:
+    """Instantiate ``cls`` with ``params``: unknown names fail here, with a hint.
+
+    A parameter given as a table with a ``class`` key is an estimator itself (e.g.
+    the ``estimator`` of a model-selection learner, the ``data_model`` a missingness
+    model wraps), built the same way. A ``Pipeline`` takes ``steps``, a list of such
+    tables, and becomes ``make_pipeline(*steps)``. The values are checked by
+    ``Benchmark.validate`` (with the estimators' own ``_parameter_constraints``
+    where they have them).
+    """
+    if cls is Pipeline:
+        steps = params.get("steps")
+        if set(params) != {"steps"} or not isinstance(steps, list) or not steps:
+            raise ConfigError(
+                f"{where}: a Pipeline takes one key, steps = [{{class = ...}}, ...], "
+                f"got {params!r}"
+            )
+        return make_pipeline(
+            *(
+                _nested(step, f"{where}.steps[{i}]", resolve)
+                for i, step in enumerate(steps)
+            )
+        )
+    # sklearn's own list of __init__ parameters; no instance needed.
+    get_names = getattr(cls, "_get_param_names", None)
+    accepted = (
+        set(get_names())
+        if callable(get_names)
+        else set(inspect.signature(cls).parameters)
+    )
+    for key in params:
+        if key not in accepted:
+            raise ConfigError(
+                f"{where}.{key}: {cls.__name__} has no parameter {key!r}"
+                f"{_suggest(key, accepted)}; its parameters: "
+                f"{', '.join(sorted(accepted)) or 'none'}"
+            )
+    values = {
+        key: (
+            _nested(value, f"{where}.{key}", resolve)
+            if isinstance(value, Mapping) and "class" in value
+            else copy.deepcopy(value)
+        )
+        for key, value in params.items()
+    }
+    try:
+        return cls(**values)
+    except Exception as exc:
+        raise ConfigError(f"{where}: {cls.__name__}({params}) failed: {exc}") from None
+
+
+def _nested(spec: Any, where: str, resolve: Callable[[str, str], type]) -> Any:
+    if not isinstance(spec, Mapping) or not isinstance(spec.get("class"), str):
+        raise ConfigError(f"{where}: must be a table with a class, got {spec!r}")
+    params = dict(spec)
+    cls = resolve(params.pop("class"), f"{where}.class")
+    return _build(cls, params, where, resolve)

@@ -1,0 +1,409 @@
+"""A self-contained HTML report of a benchmark study.
+
+:func:`write_report` turns a result table into one HTML file that can be mailed or
+archived on its own: every figure is written as a PNG next to it *and* embedded in
+the page (base64), and no script, stylesheet or font is fetched from anywhere. The
+page is rendered from a jinja2 template (``templates/report.html``) with a data
+context of display text and figures; the numbers and the wording are those of the
+``skggm-bench leaderboard`` command (both come from the same display module). The
+report has, in order:
+
+1. **Findings**: a few sentences generated from the numbers, each with its
+   interval -- who wins under each generator (and data model), the largest rank
+   shifts, the agreement of the learner orderings between generators (Kendall's
+   tau), the critical differences, what failed and how often -- and the grid;
+2. the leaderboard of the main metric per generator and density (and data model),
+   then per generator over the whole grid, with a figure;
+3. the Friedman tests and Nemenyi critical differences, with their diagrams;
+4. the rank shift from the reference generator (diagonal dominance when present)
+   to every other generator, as a table and a bump chart (and between data models
+   when there are several), and the agreement of the orderings;
+5. the recovery curves against the sample size, one figure per density;
+6. the main metric against the difficulty of each true graph (its weakest edge);
+7. the fits that did not finish, grouped by message with counts;
+8. the package versions recorded with the rows and the study configuration.
+
+The main metric may be a loss (lower is better, e.g. ``frobenius_loss`` in the
+``covariance`` preset): every table and figure reads its direction from the metric
+registry. Figures need matplotlib (``pip install 'skggm-bench[plot]'``); without it
+the report is still written, with the tables and a note saying why the figures are
+missing.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .. import __version__
+from ..metrics import get_metric
+from ._display import (
+    REFERENCE_GENERATOR,
+    Analysis,
+    agreement_table,
+    analyse,
+    critical_difference_table,
+    failure_table,
+    findings,
+    grid_table,
+    leaderboard_table,
+    rank_shift_table,
+    versions_table,
+)
+
+__all__ = ["REFERENCE_GENERATOR", "REPORT_NAME", "write_report"]
+
+#: File name of the report inside ``out_dir``.
+REPORT_NAME = "report.html"
+_TEMPLATE = "report.html"
+_FIGURE_DPI = 110
+# The cell column of the "recovery against difficulty" figure.
+_DIFFICULTY = "min_edge_partial_correlation"
+_SECTIONS = (
+    ("findings", "Findings"),
+    ("leaderboard", "Leaderboard"),
+    ("critical-differences", "Critical differences"),
+    ("rank-shift", "Rank shift"),
+    ("curves", "Curves"),
+    ("difficulty", "Difficulty"),
+    ("failures", "Failures"),
+    ("versions", "Versions and configuration"),
+)
+
+
+def _matplotlib_missing() -> str | None:
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return (
+            "Figures are not included: matplotlib is not installed "
+            "(pip install 'skggm-bench[plot]')."
+        )
+    return None
+
+
+def _safe_name(text: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in str(text))
+
+
+class _Figures:
+    """Saves figures under ``directory`` and describes them for the template."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+
+    def add(self, figure: Any, name: str, alt: str, caption: str = "") -> dict:
+        path = self.directory / _safe_name(name)
+        figure.savefig(path, dpi=_FIGURE_DPI)
+        encoded = base64.b64encode(path.read_bytes()).decode("ascii")
+        return {
+            "src": f"data:image/png;base64,{encoded}",
+            "name": path.name,
+            "alt": alt,
+            "caption": caption,
+        }
+
+
+def _curve_figures(
+    frame: pd.DataFrame, metrics: list[str], figures: _Figures
+) -> list[dict]:
+    """One figure per (data model, n_features, density), in that order."""
+    from .plotting import plot_results
+
+    several_p = frame["n_features"].nunique() > 1
+    models = sorted(frame["data_model"].unique())
+    result = []
+    for model in models:
+        rows = frame[frame["data_model"] == model]
+        for p in sorted(rows["n_features"].unique()):
+            curves = plot_results(rows, metrics=metrics, n_features=int(p))
+            for density, figure in curves.items():
+                label = "default" if density is None else f"{density:g}"
+                name = f"curves_density_{label}"
+                name += f"_p{p}" if several_p else ""
+                name += f"_{model}" if len(models) > 1 else ""
+                where = f"p = {p}, density {label}"
+                where += f", data model {model}" if len(models) > 1 else ""
+                labels = ", ".join(get_metric(m).label for m in metrics)
+                result.append(
+                    figures.add(
+                        figure,
+                        f"{name}.png",
+                        f"{labels} against the sample size, {where}",
+                        f"{labels} against the sample size ({where}): mean over "
+                        "the repeats and its 95% interval, one line per learner.",
+                    )
+                )
+    return result
+
+
+def _comparison_title(axis: str, source: str, target: str) -> str:
+    if axis == "generator":
+        return f"{source} \u2192 {target}"
+    return f"Data model {source} \u2192 {target}"
+
+
+def _comparisons(analysis: Analysis, figures: _Figures | None) -> list[dict]:
+    """Per comparison: its title, rank-shift table and bump chart."""
+    from .plotting import plot_rank_shift
+
+    items = []
+    for comparison in analysis.comparisons:
+        figure = None
+        if figures is not None:
+            prefix = "" if comparison.axis == "generator" else f"{comparison.axis}_"
+            figure = figures.add(
+                plot_rank_shift(comparison.shift),
+                f"rank_shift_{prefix}{comparison.target}.png",
+                f"rank shift from {comparison.source} to {comparison.target}",
+                "Bump chart: each learner's mean rank on both sides, named at both "
+                "ends; solid lines are changes beyond their 95% interval.",
+            )
+        items.append(
+            {
+                "title": _comparison_title(
+                    comparison.axis, comparison.source, comparison.target
+                ),
+                "table": rank_shift_table(comparison.shift),
+                "figure": figure,
+            }
+        )
+    return items
+
+
+def _figures(
+    analysis: Analysis, figures: _Figures, curve_metrics: list[str]
+) -> dict[str, Any]:
+    """The figures of the leaderboard, critical-difference, curve and difficulty
+    sections, with notes where one cannot be drawn."""
+    from . import plotting
+
+    frame, metric = analysis.frame, analysis.metric
+    label = get_metric(metric).label
+    result: dict[str, Any] = {
+        "leaderboard_figure": figures.add(
+            plotting.plot_leaderboard(analysis.board),
+            "leaderboard.png",
+            f"leaderboard by {label}",
+            "Mean rank (dot) and its 95% bootstrap interval (bar) per group; "
+            "learners whose bars overlap are not told apart.",
+        ),
+        "critical_difference_figure": figures.add(
+            plotting.plot_critical_difference(analysis.cd),
+            "critical_difference.png",
+            f"critical-difference diagrams by {label}",
+            "Critical-difference diagrams: mean ranks on the axis (1 = best), "
+            "learners labelled with their mean rank; a black bar joins learners "
+            "that do not differ significantly; the CD bar shows the critical "
+            "difference.",
+        ),
+        "curves": _curve_figures(frame, curve_metrics, figures),
+        "curve_notes": [],
+        "difficulty_figure": None,
+        "difficulty_notes": [],
+    }
+    if _DIFFICULTY in frame and frame[_DIFFICULTY].notna().any():
+        result["difficulty_figure"] = figures.add(
+            plotting.plot_difficulty(frame, metric, difficulty=_DIFFICULTY),
+            "difficulty.png",
+            f"{label} against the weakest edge of the true graph",
+            f"{label} against the smallest absolute partial correlation on an edge "
+            "of the true graph: the weaker that edge, the harder the graph is to "
+            "recover.",
+        )
+    else:
+        result["difficulty_notes"].append(
+            "The results do not record the difficulty of their graphs (rows written "
+            "by an older version, or graphs without edges)."
+        )
+    return result
+
+
+def _no_figures(reason: str) -> dict[str, Any]:
+    return {
+        "leaderboard_figure": None,
+        "critical_difference_figure": None,
+        "curves": [],
+        "curve_notes": [reason],
+        "difficulty_figure": None,
+        "difficulty_notes": [reason],
+    }
+
+
+def _context(
+    analysis: Analysis,
+    figures: _Figures | None,
+    *,
+    curve_metrics: list[str],
+    title: str,
+    metadata: Mapping[str, Any] | None,
+    missing_plot: str | None,
+) -> dict[str, Any]:
+    """Everything the template shows, as text, tables and figures."""
+    frame = analysis.frame
+    entry = get_metric(analysis.metric)
+    drawn = (
+        _no_figures(missing_plot or "")
+        if figures is None
+        else _figures(analysis, figures, curve_metrics)
+    )
+    return {
+        "title": title,
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "version": __version__,
+        "metric_label": entry.label,
+        "direction": (
+            "higher is better" if entry.greater_is_better else "lower is better"
+        ),
+        "sections": _SECTIONS,
+        "findings": findings(analysis),
+        "grid": grid_table(frame),
+        "grouping": " and ".join(c.replace("_", " ") for c in analysis.by),
+        "board": leaderboard_table(analysis.board),
+        "overall": leaderboard_table(analysis.overall),
+        "critical_differences": critical_difference_table(analysis.cd),
+        "comparisons": _comparisons(analysis, figures),
+        "several_data_models": frame["data_model"].nunique() > 1,
+        "agreement": agreement_table(analysis.comparisons),
+        "failures": failure_table(frame),
+        "versions": versions_table(frame),
+        "configuration": (
+            json.dumps(dict(metadata), indent=2, default=str, sort_keys=True)
+            if metadata
+            else ""
+        ),
+        **drawn,
+    }
+
+
+def _render(context: Mapping[str, Any]) -> str:
+    import jinja2
+
+    environment = jinja2.Environment(
+        loader=jinja2.PackageLoader("skggm_bench.benchmark", "templates"),
+        # Every value is text from the results (learner names, failure messages):
+        # escaped, never markup.
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=False,
+    )
+    return environment.get_template(_TEMPLATE).render(**context)
+
+
+def _prepare(out_dir: Path) -> Path:
+    """Create ``out_dir/figures`` and check that it is writable, before any work."""
+    figures = out_dir / "figures"
+    figures.mkdir(parents=True, exist_ok=True)
+    for place in (out_dir, figures):
+        if not os.access(place, os.W_OK):
+            raise PermissionError(f"{place} is not writable")
+    return figures
+
+
+def write_report(
+    frame: pd.DataFrame,
+    out_dir: str | Path,
+    *,
+    metric: str = "f1",
+    curve_metrics: Sequence[str] | None = None,
+    reference: str | None = None,
+    title: str = "skggm-bench report",
+    metadata: Mapping[str, Any] | None = None,
+    n_bootstrap: int = 2000,
+) -> Path:
+    """Write a self-contained HTML report of benchmark results.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Benchmark results (``BenchmarkResult.frame`` or ``ResultStore.frame()``).
+    out_dir : str or pathlib.Path
+        Directory for ``report.html`` and ``figures/*.png`` (created if missing;
+        files of an earlier report are overwritten).
+    metric : str, default="f1"
+        Metric of the findings, leaderboards, critical differences and rank
+        shifts; any metric of the registry in the results (a loss ranks lower is
+        better).
+    curve_metrics : sequence of str or None, default=None
+        Metrics plotted against the sample size; default TPR and PPV when the
+        results have them, else ``metric``.
+    reference : str or None, default=None
+        Generator the others are compared with in the rank-shift section;
+        default ``"DiagonalDominance"`` when present, else the first in sorted
+        order. No rank shift is shown for a single generator.
+    title : str, default="skggm-bench report"
+        Page title.
+    metadata : mapping or None, default=None
+        Extra run information shown as JSON (e.g. the stored study
+        configuration, ``ResultStore.metadata()``).
+    n_bootstrap : int, default=2000
+        Bootstrap replicates of the intervals.
+
+    Returns
+    -------
+    pathlib.Path
+        Path of the HTML file.
+
+    Raises
+    ------
+    ValueError
+        If the table is empty, lacks ``metric`` or a curve metric, or
+        ``reference`` is unknown.
+    OSError
+        If ``out_dir`` cannot be created or written (checked before any work).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> import pandas as pd
+    >>> from skggm_bench.benchmark.report import write_report
+    >>> frame = pd.DataFrame({
+    ...     "generator": "G", "n_features": 10, "density": 0.1,
+    ...     "n_samples": [50, 50, 100, 100], "repeat": 0,
+    ...     "learner": ["a", "b"] * 2, "tpr": [0.2, 0.6, 0.3, 0.7],
+    ...     "ppv": 0.8, "f1": [0.3, 0.6, 0.4, 0.7], "status": "ok"})
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = write_report(frame, tmp, n_bootstrap=100)
+    ...     text = path.read_text()
+    ...     pngs = sorted(p.name for p in (pathlib.Path(tmp) / "figures").glob("*"))
+    >>> "Findings" in text, path.name
+    (True, 'report.html')
+    >>> pngs
+    ['critical_difference.png', 'curves_density_0.1.png', 'leaderboard.png']
+    """
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"frame must be a pandas DataFrame, got {type(frame).__name__}")
+    if frame.empty:
+        raise ValueError("frame has no rows: there is nothing to report")
+    analysis = analyse(frame, metric, reference=reference, n_bootstrap=n_bootstrap)
+    if curve_metrics is None:
+        present = [m for m in ("tpr", "ppv") if m in analysis.frame.columns]
+        curves = present or [analysis.metric]
+    else:
+        curves = [get_metric(m).name for m in curve_metrics]
+        if not curves:
+            raise ValueError("curve_metrics is empty; give None for the default")
+        absent = [m for m in curves if m not in analysis.frame.columns]
+        if absent:
+            raise ValueError(f"curve_metrics {absent} are not in these results")
+    out_dir = Path(out_dir)
+    directory = _prepare(out_dir)
+    missing_plot = _matplotlib_missing()
+    context = _context(
+        analysis,
+        None if missing_plot else _Figures(directory),
+        curve_metrics=curves,
+        title=title,
+        metadata=metadata,
+        missing_plot=missing_plot,
+    )
+    path = out_dir / REPORT_NAME
+    path.write_text(_render(context), encoding="utf-8")
+    return path

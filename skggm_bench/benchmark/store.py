@@ -1,0 +1,652 @@
+"""The results store: one SQLite file per study, written row by row, resumable.
+
+A benchmark study produces one *result row* per fit, identified by its grid
+coordinates (generator, data model, learner, density, n_features, n_samples,
+repeat). :class:`ResultStore` keeps these rows in an SQLite
+database (the standard library's :mod:`sqlite3`, no server) so that
+
+* rows are committed as soon as a task finishes: a crash or ``SIGKILL`` loses at most
+  the tasks that were running;
+* a re-run of the same study skips what is stored (:meth:`ResultStore.completed_keys`);
+* a fit cannot be stored twice: the grid coordinates are a unique key and
+  :meth:`ResultStore.append` ignores rows whose key is already present;
+* the study's configuration is stored next to the rows
+  (:meth:`ResultStore.ensure_study`), so a re-run with a different configuration
+  fails with a clear error instead of mixing two studies in one file.
+
+While a run writes, the database is in WAL mode (readers never block the writer,
+e.g. a report built while a run is in progress) with ``synchronous=NORMAL``: every
+committed row survives the death of the writing process; only an operating-system
+crash or power loss can drop the last few commits. Closing the store returns the
+file to rollback-journal mode, so that a reader opens it without creating any file.
+
+``ResultStore(":memory:")`` gives the same behaviour without a file; the benchmark
+harness uses it when no store is requested. ``ResultStore(path, read_only=True)``
+(what ``skggm-bench leaderboard`` and ``report`` use) never creates or changes a
+file, works in a read-only folder, and refuses a file that is not a store.
+
+Schema
+------
+``results``: one column per fixed column of the result table (the harness's result
+schema: key, cell and outcome columns, typed TEXT, INTEGER or REAL; ``density`` is
+NULL for graph families without a density), and one REAL column per metric, added
+the first time a row carries it. ``meta``: key/value TEXT pairs
+(``schema_version``, ``study`` as JSON, ``created``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import math
+import os
+import re
+import sqlite3
+from collections.abc import Callable, Iterable, Mapping
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, TypeVar
+
+from ._schema import (
+    CELL_COLUMNS,
+    COLUMN_TYPES,
+    KEY_COLUMNS,
+    OUTCOME_COLUMNS,
+    STATUSES,
+    result_columns,
+)
+
+__all__ = ["ResultStore", "StoreError", "StudyMismatchError"]
+
+_SCHEMA_VERSION = "2"
+_FIXED_COLUMNS = (*KEY_COLUMNS, *CELL_COLUMNS, *OUTCOME_COLUMNS)
+# Metric columns are created from row keys; only plain identifiers are accepted so
+# a column name can never inject SQL (it is also double-quoted).
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# Another process writing to the same file (two runs of one study) holds the lock for
+# one short transaction; waiting up to 60 s rides that out instead of failing.
+_BUSY_TIMEOUT_MS = 60_000
+_SQL_TYPES = {"text": "TEXT", "integer": "INTEGER", "real": "REAL"}
+_REQUIRED = {*KEY_COLUMNS, "seed", "status"}
+
+
+def _column_definition(name: str) -> str:
+    sql = f"{name} {_SQL_TYPES[COLUMN_TYPES[name]]}"
+    if name == "status":
+        allowed = ", ".join(f"'{status}'" for status in STATUSES)
+        return f"{sql} NOT NULL CHECK (status IN ({allowed}))"
+    if name == "message":
+        return f"{sql} NOT NULL DEFAULT ''"
+    if name == "versions":
+        return f"{sql} NOT NULL DEFAULT '{{}}'"
+    if name in _REQUIRED and name != "density":
+        return f"{sql} NOT NULL"
+    return sql
+
+
+_CREATE_RESULTS = (
+    "CREATE TABLE IF NOT EXISTS results (\n    "
+    + ",\n    ".join(_column_definition(name) for name in _FIXED_COLUMNS)
+    + "\n)"
+)
+# SQLite treats NULLs as distinct in a UNIQUE constraint; indexing IFNULL(density, -1)
+# makes "no density" (fixed-structure graph families) one value, so such rows cannot
+# be duplicated either. -1 is never a valid density.
+_CREATE_KEY_INDEX = (
+    "CREATE UNIQUE INDEX IF NOT EXISTS results_key ON results ("
+    + ", ".join(
+        "IFNULL(density, -1.0)" if name == "density" else name for name in KEY_COLUMNS
+    )
+    + ")"
+)
+_CREATE_META = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)
+"""
+
+
+class StoreError(ValueError):
+    """A file cannot be used as a results store (missing, damaged, not writable).
+
+    Examples
+    --------
+    >>> issubclass(StoreError, ValueError)
+    True
+    """
+
+
+_T = TypeVar("_T")
+
+
+def _store_errors(method: Callable[..., _T]) -> Callable[..., _T]:
+    """Turn SQLite's errors into a StoreError naming the file."""
+
+    @functools.wraps(method)
+    def wrapped(self: ResultStore, *args: Any, **kwargs: Any) -> _T:
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(
+                f"cannot use {self.path!r} as a results store: {exc}"
+            ) from None
+
+    return wrapped
+
+
+class StudyMismatchError(ValueError):
+    """The store holds a study whose configuration differs from the requested one.
+
+    Examples
+    --------
+    >>> issubclass(StudyMismatchError, ValueError)
+    True
+    """
+
+
+class ResultStore:
+    """SQLite store of benchmark result rows, one file per study.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The database file. In write mode it is created (with its parent
+        directories) if missing. ``":memory:"`` keeps everything in memory for the
+        life of the object.
+    read_only : bool, default=False
+        Open an existing store for reading only: nothing is ever created or
+        changed, a folder without write permission is fine, and a missing file or
+        a file that is not a store is an error.
+
+    Attributes
+    ----------
+    path : str
+        The database path as given (``":memory:"`` for an in-memory store).
+    read_only : bool
+        Whether the store was opened for reading only.
+
+    See Also
+    --------
+    skggm_bench.benchmark.Benchmark : Writes its rows here when given ``store=``.
+
+    Notes
+    -----
+    The connection is opened lazily and re-opened after a ``fork`` or unpickling,
+    so a store object can be handed to another process; rows are written only by
+    the process that runs the benchmark loop, never by workers. Each
+    :meth:`append` is one transaction.
+
+    Examples
+    --------
+    >>> from skggm_bench.benchmark.store import ResultStore
+    >>> store = ResultStore(":memory:")
+    >>> row = dict(generator="dd", data_model="gaussian", learner="glasso",
+    ...            density=0.1, n_features=10, n_samples=50, repeat=0, seed=7,
+    ...            f1=0.5, fit_time=0.01, status="ok", message="", versions="{}")
+    >>> store.append([row, row])          # the second copy has the same key
+    1
+    >>> len(store), sorted(store.completed_keys())
+    (1, [('dd', 'gaussian', 'glasso', 0.1, 10, 50, 0)])
+    >>> store.frame()[["learner", "f1", "status"]]
+      learner   f1 status
+    0  glasso  0.5     ok
+    """
+
+    def __init__(self, path: str | os.PathLike, *, read_only: bool = False) -> None:
+        if not isinstance(path, (str, os.PathLike)):
+            raise TypeError(
+                f"path must be a file path (str or os.PathLike), got {path!r}"
+            )
+        self.path = os.fspath(path)
+        if not self.path:
+            raise ValueError("path must be a non-empty file path or ':memory:'")
+        self.read_only = bool(read_only)
+        self._conn: sqlite3.Connection | None = None
+        self._pid: int | None = None
+        self._connection()  # fail now, not mid-run, on an unusable path
+
+    # -- connection --------------------------------------------------------------------
+
+    def _open_read_only(self) -> sqlite3.Connection:
+        if self.path == ":memory:" or not Path(self.path).is_file():
+            raise StoreError(f"no results store at {self.path!r}")
+        uri = Path(self.path).resolve().as_uri()
+        try:
+            conn = sqlite3.connect(f"{uri}?mode=ro", uri=True)
+            conn.execute("SELECT name FROM sqlite_master").fetchall()
+        except sqlite3.OperationalError:
+            # A WAL database in a folder we cannot write to: reading it needs
+            # "immutable", which is right there since nobody can be writing it.
+            conn = sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True)
+        return conn
+
+    def _check_permissions(self) -> None:
+        """Writing needs the file and its folder (for the journal) to be writable."""
+        path = Path(self.path)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(
+                f"cannot create the folder of the results store {self.path!r}: "
+                f"{exc.strerror or exc}"
+            ) from None
+        for place in (path, path.parent):
+            if place.exists() and not os.access(place, os.W_OK):
+                raise StoreError(
+                    f"cannot write the results store {self.path!r}: {place} is not "
+                    "writable"
+                )
+
+    def _open_for_writing(self) -> sqlite3.Connection:
+        if self.path != ":memory:":
+            self._check_permissions()
+        conn = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_MS / 1000)
+        conn.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
+        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
+        if tables and not {"results", "meta"} <= tables:
+            conn.close()
+            raise StoreError(
+                f"{self.path!r} is an SQLite database but not a skggm-bench results "
+                f"store (it has the tables {sorted(tables)}); choose another path"
+            )
+        if self.path != ":memory:":
+            conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        if not tables:
+            with conn:
+                conn.execute(_CREATE_RESULTS)
+                conn.execute(_CREATE_KEY_INDEX)
+                conn.execute(_CREATE_META)
+                conn.execute(
+                    "INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)",
+                    (_SCHEMA_VERSION,),
+                )
+        return conn
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._conn is not None and self._pid == os.getpid():
+            return self._conn
+        try:
+            conn = (
+                self._open_read_only() if self.read_only else self._open_for_writing()
+            )
+            tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
+            if not {"results", "meta"} <= tables:
+                conn.close()
+                raise StoreError(
+                    f"{self.path!r} is not a skggm-bench results store"
+                    + (f" (it has the tables {sorted(tables)})" if tables else "")
+                )
+            version = conn.execute(
+                "SELECT value FROM meta WHERE key = 'schema_version'"
+            ).fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(
+                f"cannot use {self.path!r} as a results store: {exc}"
+            ) from None
+        if version is None or version[0] != _SCHEMA_VERSION:
+            conn.close()
+            found = "no schema version" if version is None else f"version {version[0]}"
+            raise StoreError(
+                f"{self.path!r} is a results store of another skggm-bench version "
+                f"({found}; this version reads version {_SCHEMA_VERSION}); start a "
+                "new store for this version"
+            )
+        self._conn, self._pid = conn, os.getpid()
+        return conn
+
+    @_store_errors
+    def check_writable(self) -> None:
+        """Fail now, not after hours of computing, if rows cannot be written.
+
+        Raises
+        ------
+        StoreError
+            For a store opened read-only, or a file or folder without write
+            permission.
+
+        Examples
+        --------
+        >>> ResultStore(":memory:").check_writable()
+        """
+        if self.read_only:
+            raise StoreError(f"the results store {self.path!r} was opened read-only")
+        if self.path != ":memory:":
+            self._check_permissions()
+        conn = self._connection()
+        conn.execute("BEGIN IMMEDIATE")  # takes the write lock, or fails
+        conn.rollback()
+
+    def close(self) -> None:
+        """Close the database connection (it re-opens on the next use).
+
+        Examples
+        --------
+        >>> store = ResultStore(":memory:")
+        >>> store.close()
+        """
+        if self._conn is not None and self._pid == os.getpid():
+            if not self.read_only and self.path != ":memory:":
+                # Leave the file in rollback-journal mode: a reader can then open it
+                # without creating the -wal and -shm files WAL mode needs (in a
+                # read-only folder it could not). Another open connection keeps WAL
+                # on; that is fine, the last one to close switches it.
+                with contextlib.suppress(sqlite3.DatabaseError):
+                    self._conn.execute("PRAGMA journal_mode = DELETE")
+            self._conn.close()
+        self._conn = None
+
+    def __enter__(self) -> ResultStore:
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.close()
+
+    def __getstate__(self) -> dict:
+        if self.path == ":memory:":
+            raise TypeError("an in-memory ResultStore cannot be pickled")
+        return {
+            "path": self.path,
+            "read_only": self.read_only,
+            "_conn": None,
+            "_pid": None,
+        }
+
+    def __repr__(self) -> str:
+        mode = ", read_only=True" if self.read_only else ""
+        return f"ResultStore({self.path!r}{mode})"
+
+    # -- rows ------------------------------------------------------------------------
+
+    def _columns(self) -> list[str]:
+        rows = self._connection().execute("PRAGMA table_info(results)").fetchall()
+        return [row[1] for row in rows]
+
+    @_store_errors
+    def metric_columns(self) -> list[str]:
+        """Names of the metric columns, in the order they were first stored.
+
+        Returns
+        -------
+        list of str
+            Every column that is not a fixed column of the result schema.
+
+        Examples
+        --------
+        >>> ResultStore(":memory:").metric_columns()
+        []
+        """
+        fixed = set(_FIXED_COLUMNS)
+        return [name for name in self._columns() if name not in fixed]
+
+    @_store_errors
+    def append(self, rows: Iterable[Mapping[str, Any]]) -> int:
+        """Store rows in one transaction; rows whose key is already stored are skipped.
+
+        Parameters
+        ----------
+        rows : iterable of mappings
+            Each with the key columns, ``seed`` and ``status``; the other fixed
+            columns are optional; every other entry is a metric (a real number,
+            NaN or inf), and gets its own column.
+
+        Returns
+        -------
+        int
+            Number of rows actually inserted.
+
+        Raises
+        ------
+        ValueError
+            If a row misses a key column, ``seed`` or ``status``, has an unknown
+            status, or a metric name that is not a plain identifier.
+
+        Examples
+        --------
+        >>> store = ResultStore(":memory:")
+        >>> store.append([dict(generator="g", data_model="gaussian", learner="l",
+        ...                    density=None, n_features=5, n_samples=9, repeat=0,
+        ...                    seed=1, status="failed", message="ValueError: boom")])
+        1
+        """
+        rows = [dict(row) for row in rows]
+        if not rows:
+            return 0
+        for row in rows:
+            _check_row(row)
+        conn = self._connection()
+        existing = self._columns()
+        new_metrics = [
+            name
+            for name in dict.fromkeys(k for row in rows for k in row)
+            if name not in existing
+        ]
+        columns = [*existing, *new_metrics]
+        placeholders = ", ".join("?" for _ in columns)
+        quoted = ", ".join(f'"{name}"' for name in columns)
+        records = [
+            tuple(_to_sql(row.get(name), name) for name in columns) for row in rows
+        ]
+        # One transaction: either every new column and row is committed or none is
+        # (sqlite3's context manager rolls back on any exception, KeyboardInterrupt
+        # included), so an interrupted append leaves the file as it was.
+        with conn:
+            for name in new_metrics:
+                conn.execute(f'ALTER TABLE results ADD COLUMN "{name}" REAL')
+            before = conn.total_changes
+            conn.executemany(
+                f"INSERT OR IGNORE INTO results ({quoted}) VALUES ({placeholders})",
+                records,
+            )
+            inserted = conn.total_changes - before
+        return inserted
+
+    @_store_errors
+    def completed_keys(self) -> set[tuple]:
+        """Keys of the stored rows, whatever their status.
+
+        Returns
+        -------
+        set of tuple
+            ``(generator, data_model, learner, density, n_features, n_samples,
+            repeat)``, with ``density`` a float, or ``None`` for graph families
+            without a density.
+
+        Examples
+        --------
+        >>> ResultStore(":memory:").completed_keys()
+        set()
+        """
+        query = f"SELECT {', '.join(KEY_COLUMNS)} FROM results"
+        return {tuple(row) for row in self._connection().execute(query)}
+
+    @_store_errors
+    def __len__(self) -> int:
+        return self._connection().execute("SELECT COUNT(*) FROM results").fetchone()[0]
+
+    @_store_errors
+    def frame(self) -> Any:
+        """All stored rows as a tidy pandas DataFrame.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per stored fit, in insertion order, with the columns in the
+            order of the result schema (key, cell, metrics, outcome). Integer
+            columns are ``int64`` (``Int64`` where a value may be missing), the
+            others ``float64`` (a missing density or metric is NaN) or text.
+
+        Examples
+        --------
+        >>> ResultStore(":memory:").frame().shape
+        (0, 18)
+        """
+        import pandas as pd  # optional dependency, needed only for frames
+
+        metrics = self.metric_columns()
+        columns = result_columns(metrics)
+        quoted = ", ".join(f'"{name}"' for name in columns)
+        records = (
+            self._connection()
+            .execute(f"SELECT {quoted} FROM results ORDER BY rowid")
+            .fetchall()
+        )
+        frame = pd.DataFrame.from_records(records, columns=columns)
+        kinds = {name: COLUMN_TYPES.get(name, "real") for name in columns}
+        dtypes = {
+            name: {"text": object, "real": "float64"}.get(kind, "int64")
+            for name, kind in kinds.items()
+        }
+        # Cell statistics are missing in the rows of a data set that failed.
+        dtypes |= {name: "Int64" for name in ("n_edges", "n_added_edges")}
+        return frame.astype(dtypes)
+
+    # -- study metadata ----------------------------------------------------------------
+
+    @_store_errors
+    def study(self) -> dict | None:
+        """The stored study configuration, or None if none was recorded yet.
+
+        Returns
+        -------
+        dict or None
+            The JSON-decoded configuration passed to :meth:`ensure_study`.
+
+        Examples
+        --------
+        >>> store = ResultStore(":memory:")
+        >>> store.study() is None
+        True
+        >>> _ = store.ensure_study({"densities": [0.1]})
+        >>> store.study()
+        {'densities': [0.1]}
+        """
+        row = (
+            self._connection()
+            .execute("SELECT value FROM meta WHERE key = 'study'")
+            .fetchone()
+        )
+        return None if row is None else json.loads(row[0])
+
+    @_store_errors
+    def metadata(self) -> dict:
+        """Everything in the ``meta`` table, with the study JSON decoded.
+
+        Returns
+        -------
+        dict
+            ``schema_version``, and once a study is recorded ``study`` (dict) and
+            ``created`` (ISO 8601 UTC time of the first run).
+
+        Examples
+        --------
+        >>> ResultStore(":memory:").metadata()
+        {'schema_version': '2'}
+        """
+        meta = dict(self._connection().execute("SELECT key, value FROM meta"))
+        if "study" in meta:
+            meta["study"] = json.loads(meta["study"])
+        return meta
+
+    @_store_errors
+    def ensure_study(self, config: Mapping[str, Any]) -> dict:
+        """Record ``config`` as this store's study, or check that it is the same.
+
+        Parameters
+        ----------
+        config : mapping
+            A JSON-serialisable description of the study (for the benchmark: the
+            grid, the generators, the learners, the seed entropy, ...).
+
+        Returns
+        -------
+        dict
+            The stored configuration (equal to ``config`` after a JSON round trip).
+
+        Raises
+        ------
+        StudyMismatchError
+            If a different study is stored; the message names every differing key
+            with both values.
+
+        Examples
+        --------
+        >>> store = ResultStore(":memory:")
+        >>> store.ensure_study({"n_repeats": 2})
+        {'n_repeats': 2}
+        >>> store.ensure_study({"n_repeats": 3})
+        Traceback (most recent call last):
+        ...
+        skggm_bench.benchmark.store.StudyMismatchError: store ':memory:' holds another \
+study: n_repeats: stored 2, requested 3. Use a new store path for a new study, or \
+re-run with the stored configuration to resume it.
+        """
+        wanted = json.loads(json.dumps(dict(config), sort_keys=True))
+        conn = self._connection()
+        # BEGIN IMMEDIATE takes the write lock before reading, so two processes that
+        # start the same new study cannot both believe they created it.
+        with conn:
+            conn.execute("BEGIN IMMEDIATE")
+            row = conn.execute("SELECT value FROM meta WHERE key = 'study'").fetchone()
+            if row is None:
+                conn.execute(
+                    "INSERT INTO meta VALUES ('study', ?)",
+                    (json.dumps(wanted, sort_keys=True),),
+                )
+                conn.execute(
+                    "INSERT OR REPLACE INTO meta VALUES ('created', ?)",
+                    (datetime.now(timezone.utc).isoformat(timespec="seconds"),),
+                )
+                return wanted
+        stored = json.loads(row[0])
+        if stored != wanted:
+            raise StudyMismatchError(
+                f"store {self.path!r} holds another study: "
+                f"{_describe_differences(stored, wanted)}. Use a new store path for "
+                "a new study, or re-run with the stored configuration to resume it."
+            )
+        return stored
+
+
+def _check_row(row: dict) -> None:
+    missing = [name for name in _FIXED_COLUMNS if name in _REQUIRED and name not in row]
+    if missing:
+        raise ValueError(f"result row {row!r} misses the columns {missing}")
+    if row["status"] not in STATUSES:
+        raise ValueError(
+            f"status must be one of {STATUSES}, got {row['status']!r} in row {row!r}"
+        )
+    for name in row:
+        if not isinstance(name, str) or not _IDENTIFIER.match(name):
+            raise ValueError(
+                f"column names must be plain identifiers (letters, digits, _), got "
+                f"{name!r}"
+            )
+
+
+def _to_sql(value: Any, name: str) -> Any:
+    """A Python/numpy value as something sqlite3 stores faithfully."""
+    if name in ("message", "versions") and value is None:
+        return "" if name == "message" else "{}"
+    if value is None or isinstance(value, str):
+        return value
+    if hasattr(value, "item"):  # numpy scalar -> Python scalar
+        value = value.item()
+    if isinstance(value, float) and math.isnan(value):
+        return None  # SQLite has no NaN; NULL reads back as NaN in the frame
+    return value
+
+
+def _describe_differences(stored: dict, wanted: dict) -> str:
+    parts = []
+    for key in sorted(set(stored) | set(wanted)):
+        if stored.get(key) != wanted.get(key):
+            parts.append(
+                f"{key}: stored {_short(stored.get(key))}, "
+                f"requested {_short(wanted.get(key))}"
+            )
+    return "; ".join(parts)
+
+
+def _short(value: Any, limit: int = 300) -> str:
+    text = json.dumps(value, sort_keys=True)
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -1,0 +1,410 @@
+"""Every node-wise lasso (or square-root lasso) of a correlation matrix at once.
+
+Node ``m`` regresses standardised variable ``m`` on all the others. On a
+correlation (Gram) matrix ``R`` with unit diagonal its lasso problem is
+
+    minimise over w (w_m = 0):  w'Rw / 2 - q'w + lam |w|_1,   q = R[:, m],
+
+the objective ``||z_m - Z w||^2 / (2n) + lam |w|_1`` of columns standardised to
+unit variance (``R = Z'Z / n``). Its square-root lasso is
+
+    minimise over w (w_m = 0):  sigma(w) + lam |w|_1,   sigma(w)^2 = 1 - 2 q'w + w'Rw,
+
+i.e. ``||z_m - Z w|| / sqrt(n) + lam |w|_1``.
+
+Both are solved by a primal-dual active-set iteration (a semismooth Newton
+method; Fan, Jiao & Lu 2014), all nodes in lockstep. Given the active set ``A``
+and signs ``s`` the optimality conditions are linear: with ``u = R_AA^-1 q_A``
+and ``v = R_AA^-1 s_A`` the lasso solution is ``w_A = u - lam v``; for the
+square-root lasso ``w_A = u - lam sigma v`` and, substituting,
+``sigma^2 = (1 - q_A'u) / (1 - lam^2 s_A'v)`` in closed form. The next active
+set is ``{j : |w_j + d_j| > t}`` with ``d = q - Rw`` the correlations of the
+residual and ``t = lam`` (``lam sigma``). When an iteration reproduces its
+active set and signs, the solution satisfies the optimality conditions exactly
+(up to the rounding of the linear solves): every inactive ``|d_j| <= t`` and every
+active ``d_j = t s_j`` with ``sign(w_j) = s_j``.
+
+The iteration converges fast from a nearby start, so a penalty is reached
+from the largest (empty model) down by warm-started steps. A step that does
+not settle within ``_MAX_ITER`` iterations (the iteration can cycle on strongly
+correlated variables) is retried with a smaller step; a node that keeps failing
+is solved by scikit-learn's coordinate descent and then finished exactly by the
+iteration from there, so the result never depends on the iteration converging
+from afar. For the square-root lasso the closed form is tried first; a node
+where it fails alternates ``sigma = ||residual|| / sqrt(n)`` with an exact lasso
+at ``lam * sigma`` (the scaled lasso of Sun & Zhang 2012, whose fixed point is
+the square-root lasso solution) and is finished by the closed form.
+"""
+
+import numpy as np
+from scipy import sparse
+from sklearn import config_context
+from sklearn.linear_model import lasso_path
+
+# Active-set iterations per penalty before a step counts as failed. From a warm
+# start two to five suffice; a run that needs more is cycling.
+_MAX_ITER = 20
+# Fewest variables a node may add to its active set in one iteration (see
+# _limit_entering).
+_MIN_ENTERING = 10
+# Largest factor by which a continuation step moves a node's penalty. With the
+# entering limit most steps settle even from the empty model; 0.1 was the
+# fastest of 0.5, 0.25 and 0.1 at p = 100-400 (n = 200).
+_CONTINUATION_RATIO = 0.1
+# A node whose step failed retries with the square root of the step's factor
+# (the geometric midpoint); once the factor exceeds this (after five failures
+# from 0.1) it goes to coordinate descent.
+_SMALLEST_STEP_RATIO = 0.95
+# Coordinate-descent tolerance of the fallback (duality gap relative to ||y||^2,
+# scikit-learn's definition): tight enough for the active-set iteration to
+# finish from its result, loose enough to be reached in floating point.
+_FALLBACK_TOL = 1e-10
+_FALLBACK_MAX_ITER = 10_000
+# Root search of the square-root lasso fallback (see square_root_lasso): at
+# most this many lasso solves, until t = lam * sigma(t) holds to _SCALED_RTOL
+# (relative). A residual scale below INTERPOLATION_SCALE (the standardised
+# variable has unit variance, so R^2 > 1 - 1e-8) is an exact fit of the data:
+# the lasso at t = lam * sigma is then nearly unpenalised and, with p >= n,
+# too ill-conditioned for the root to be located reliably.
+_SCALED_MAX_ITER = 100
+_SCALED_RTOL = 1e-13
+INTERPOLATION_SCALE = 1e-4
+# Factor by which the root search tries a smaller t when its secant points at
+# or below 0.
+_ROOT_JUMP = 1e-3
+
+
+def _allowed_predictors(R: np.ndarray) -> np.ndarray:
+    """``allowed[j, m]``: variable ``j`` may enter node ``m``'s regression.
+
+    Not itself, and not a constant (all-zero standardised) column.
+    """
+    allowed = np.diag(R)[:, None] > 0
+    allowed = np.repeat(allowed, R.shape[0], axis=1)
+    np.fill_diagonal(allowed, False)
+    return allowed
+
+
+def _solve_active(R, nodes, active, signs):
+    """``u = R_AA^-1 q_A`` and ``v = R_AA^-1 s_A`` for each node, in one batch.
+
+    Active sets of different sizes are padded with identity rows to the largest.
+
+    Returns
+    -------
+    u, v : ndarray of shape (n_features, len(nodes))
+        Zero outside each node's active set.
+    """
+    n_features, n_nodes = active.shape
+    node_of, variable = np.nonzero(active.T)  # grouped by node, in variable order
+    counts = np.bincount(node_of, minlength=n_nodes)
+    width = max(int(counts.max(initial=0)), 1)
+    slot = np.arange(node_of.size) - (np.cumsum(counts) - counts)[node_of]
+    index = np.zeros((n_nodes, width), dtype=np.intp)
+    index[node_of, slot] = variable
+    valid = np.zeros((n_nodes, width), dtype=bool)
+    valid[node_of, slot] = True
+    gram = R[index[:, :, None], index[:, None, :]]
+    gram *= valid[:, :, None] & valid[:, None, :]
+    padded_node, padded_slot = np.nonzero(~valid)
+    gram[padded_node, padded_slot, padded_slot] = 1.0
+    rhs = np.zeros((n_nodes, width, 2))
+    rhs[node_of, slot, 0] = R[variable, np.asarray(nodes)[node_of]]
+    rhs[node_of, slot, 1] = signs[variable, node_of]
+    solution = np.linalg.solve(gram, rhs)  # (nodes, width, 2)
+    u = np.zeros((n_features, n_nodes))
+    v = np.zeros((n_features, n_nodes))
+    u[variable, node_of] = solution[node_of, slot, 0]
+    v[variable, node_of] = solution[node_of, slot, 1]
+    return u, v
+
+
+def _limit_entering(active, excess, current):
+    """Keep only the most violating of the variables about to enter, in place.
+
+    Near a saturated fit many residual correlations sit just above the penalty;
+    letting them all enter at once makes the iteration overshoot to a large,
+    badly conditioned active set and cycle. A node may add at most half its
+    current active set (and at least ``_MIN_ENTERING``) per iteration, those
+    with the largest excess over the threshold.
+    """
+    entering = active & ~current
+    counts = entering.sum(axis=0)
+    limit = np.maximum(_MIN_ENTERING, current.sum(axis=0) // 2)
+    over = np.flatnonzero(counts > limit)
+    if over.size == 0:
+        return
+    ranked = np.where(entering[:, over], excess[:, over], -np.inf)
+    cutoff = -np.sort(-ranked, axis=0)[limit[over] - 1, np.arange(over.size)]
+    active[:, over] &= ~entering[:, over] | (ranked >= cutoff)
+
+
+def _active_set_iterations(R, allowed, nodes, penalty, W, scaled, max_active):
+    """Run the active-set iteration for ``nodes`` from their columns of ``W``.
+
+    Parameters
+    ----------
+    R : ndarray of shape (p, p)
+        Correlation matrix (unit diagonal, zero rows for constant columns).
+    allowed : ndarray of shape (p, p), bool
+        Which variable may enter which node (column).
+    nodes : ndarray of shape (k,), int
+        The nodes to solve.
+    penalty : ndarray of shape (k,)
+        ``lam`` of each of ``nodes``.
+    W : ndarray of shape (p, p)
+        Coefficients (column ``m``: node ``m``); the columns of ``nodes`` are
+        the start and are overwritten.
+    scaled : bool
+        Square-root lasso instead of lasso.
+    max_active : int
+        Largest active set the iteration may try (the rank of ``R`` bounds the
+        size of a unique solution).
+
+    Returns
+    -------
+    settled : ndarray of shape (k,), bool
+        Which of ``nodes`` settled: their columns of ``W`` are exact solutions.
+        The others hold the last iterate.
+    """
+    settled = np.zeros(nodes.size, dtype=bool)
+    # The active set and signs that produced each column at this penalty; the
+    # start came from another penalty, so no column matches before one solve.
+    solved = np.zeros(nodes.size, dtype=bool)
+    used_active = np.zeros((R.shape[0], nodes.size), dtype=bool)
+    used_signs = np.zeros((R.shape[0], nodes.size))
+    pending = np.arange(nodes.size)  # positions in ``nodes``
+    for _ in range(_MAX_ITER):
+        columns = nodes[pending]
+        Wp = W[:, columns]
+        # R @ Wp through the sparse coefficients: nnz * p operations, not p^3.
+        RW = np.asarray((sparse.csr_array(Wp.T) @ R).T)
+        q = R[:, columns]
+        threshold = penalty[pending]
+        if scaled:
+            variance = 1.0 - 2.0 * np.sum(q * Wp, axis=0) + np.sum(Wp * RW, axis=0)
+            threshold = threshold * np.sqrt(np.maximum(variance, 0.0))
+        moved = Wp + (q - RW)
+        excess = np.abs(moved) - threshold
+        active = (excess > 0) & allowed[:, columns]
+        _limit_entering(active, excess, Wp != 0)
+        signs = np.where(active, np.sign(moved), 0.0)
+        same = (
+            solved[pending]
+            & np.all(active == used_active[:, pending], axis=0)
+            & np.all(signs == used_signs[:, pending], axis=0)
+        )
+        settled[pending[same]] = True
+        keep = ~same & (active.sum(axis=0) <= max_active)
+        pending, active, signs = pending[keep], active[:, keep], signs[:, keep]
+        if pending.size == 0:
+            break
+        columns = nodes[pending]
+        try:
+            u, v = _solve_active(R, columns, active, signs)
+        except np.linalg.LinAlgError:
+            break  # an exactly singular active block: another method decides
+        lam = penalty[pending]
+        if scaled:
+            numerator = 1.0 - np.sum(R[:, columns] * u, axis=0)
+            denominator = 1.0 - lam**2 * np.sum(signs * v, axis=0)
+            ok = (numerator > 0) & (denominator > 0)
+            sigma = np.sqrt(
+                np.divide(numerator, denominator, where=ok, out=np.ones_like(lam))
+            )
+            lam = np.where(ok, lam * sigma, np.nan)
+        update = u - lam * v
+        finite = np.all(np.isfinite(update), axis=0)
+        pending = pending[finite]
+        W[:, nodes[pending]] = update[:, finite]
+        solved[pending] = True
+        used_active[:, pending] = active[:, finite]
+        used_signs[:, pending] = signs[:, finite]
+    return settled
+
+
+def _coordinate_descent(Z, allowed, node, lam, start):
+    """Lasso of one node at ``lam`` by scikit-learn's coordinate descent."""
+    predictors = np.flatnonzero(allowed[:, node])
+    coef = np.zeros(Z.shape[1])
+    if predictors.size == 0:
+        return coef
+    design = np.asfortranarray(Z[:, predictors])
+    with config_context(skip_parameter_validation=True, assume_finite=True):
+        _, coefs, _ = lasso_path(
+            design,
+            Z[:, node],
+            alphas=[lam],
+            precompute=design.T @ design,
+            Xy=design.T @ Z[:, node],
+            coef_init=start[predictors].copy(),
+            tol=_FALLBACK_TOL,
+            max_iter=_FALLBACK_MAX_ITER,
+            check_input=False,
+        )
+    coef[predictors] = coefs[:, 0]
+    return coef
+
+
+class _Problem:
+    """The data of all node-wise regressions: ``Z``, ``R``, who may enter where."""
+
+    def __init__(self, Z: np.ndarray):
+        n_samples, n_features = Z.shape
+        self.Z = Z
+        self.R = Z.T @ Z / n_samples
+        self.allowed = _allowed_predictors(self.R)
+        # A unique lasso solution has at most rank(centred data) variables; a
+        # larger tentative active set is singular.
+        self.max_active = max(min(n_samples - 1, n_features - 1), 0)
+
+    def iterate(self, nodes, penalty, W, scaled):
+        return _active_set_iterations(
+            self.R, self.allowed, nodes, penalty, W, scaled, self.max_active
+        )
+
+    def residual_scale(self, W, nodes):
+        """``sigma(w)`` of ``nodes`` at their columns of ``W``."""
+        w = W[:, nodes]
+        q = self.R[:, nodes]
+        variance = 1.0 - 2.0 * np.sum(q * w, axis=0) + np.sum(w * (self.R @ w), axis=0)
+        return np.sqrt(np.maximum(variance, 0.0))
+
+    def lasso(self, nodes, target, W, reached):
+        """Exact lasso of ``nodes`` at penalties ``target``, in place in ``W``.
+
+        ``reached[m]`` is the penalty at which column ``m`` of ``W`` is the exact
+        solution; steps of at most ``_CONTINUATION_RATIO`` (either way) lead from
+        there to ``target``.
+        """
+        target_of = dict(zip(nodes.tolist(), target, strict=True))
+        goal = np.zeros(W.shape[1])
+        goal[nodes] = target
+        factor = np.full(W.shape[1], _CONTINUATION_RATIO)
+        while True:
+            moving = nodes[reached[nodes] != goal[nodes]]
+            if moving.size == 0:
+                return
+            with np.errstate(divide="ignore", invalid="ignore"):
+                step = np.clip(
+                    goal[moving] / reached[moving], factor[moving], 1.0 / factor[moving]
+                )
+            proposal = np.where(
+                np.isfinite(reached[moving]), reached[moving] * step, goal[moving]
+            )
+            start = W[:, moving].copy()
+            settled = self.iterate(moving, proposal, W, scaled=False)
+            reached[moving[settled]] = proposal[settled]
+            failed = moving[~settled]
+            W[:, failed] = start[:, ~settled]
+            factor[failed] = np.sqrt(factor[failed])
+            for node in failed[factor[failed] > _SMALLEST_STEP_RATIO]:
+                # Near-optimal from coordinate descent, then exact if the
+                # active-set iteration settles from there.
+                W[:, node] = _coordinate_descent(
+                    self.Z, self.allowed, node, target_of[node], W[:, node]
+                )
+                approximate = W[:, node].copy()
+                if not self.iterate(
+                    np.array([node]), np.array([target_of[node]]), W, scaled=False
+                )[0]:
+                    W[:, node] = approximate
+                reached[node] = target_of[node]
+
+    def square_root_lasso(self, nodes, lam, W):
+        """Exact square-root lasso of ``nodes`` at ``lam``, in place in ``W``.
+
+        ``W`` holds a warm start (a solution at another penalty). Nodes where
+        the closed form does not settle solve ``t = lam * sigma(t)``,
+        ``sigma(t)`` the residual scale of the exact lasso at penalty ``t``
+        (Sun & Zhang's scaled lasso; its root is the square-root lasso
+        solution). ``t -> lam * sigma(t)`` approaches the root from either side
+        without crossing it (``sigma`` is non-decreasing), which brackets it;
+        secant steps inside the bracket make the convergence superlinear. A
+        node whose root is 0 fits its data exactly (``sigma = 0``); it is left
+        at a residual scale below ``INTERPOLATION_SCALE``.
+        """
+        start = W[:, nodes].copy()
+        settled = self.iterate(nodes, np.full(nodes.size, lam), W, scaled=True)
+        pending = nodes[~settled]
+        if pending.size == 0:
+            return
+        W[:, pending] = start[:, ~settled]
+        # The warm start solves the lasso at an unknown penalty: exact nowhere.
+        reached = np.full(W.shape[1], np.inf)
+        t = lam * self.residual_scale(W, pending)
+        low = np.zeros(pending.size)  # g(low) <= 0 once set
+        high = np.full(pending.size, np.inf)  # g(high) > 0
+        previous_t = previous_g = None
+        for _ in range(_SCALED_MAX_ITER):
+            self.lasso(pending, t, W, reached)
+            step = lam * self.residual_scale(W, pending)  # the alternation
+            g = t - step
+            low = np.where(g <= 0, t, low)
+            high = np.where(g > 0, t, high)
+            exact_fit = high <= INTERPOLATION_SCALE * lam
+            done = (np.abs(g) <= _SCALED_RTOL * t) | exact_fit
+            if previous_t is not None:
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    slope = (g - previous_g) / (t - previous_t)
+                    secant = t - g / slope
+                inside = (secant > low) & (secant < high)
+                # A secant at or below a lower end: bisect a true bracket, or,
+                # while no t with g <= 0 is known, test a much smaller t (the
+                # root may be 0, an exact fit, which the alternation only
+                # approaches geometrically).
+                below = secant <= low
+                jump = np.where(low > 0, (low + high) / 2, _ROOT_JUMP * t)
+                step = np.where(inside, secant, np.where(below, jump, step))
+            keep = ~done
+            if not keep.any():
+                break
+            pending, low, high = pending[keep], low[keep], high[keep]
+            previous_t, previous_g, t = t[keep], g[keep], step[keep]
+        nodes = nodes[~settled]
+        approximate = W[:, nodes].copy()
+        finished = self.iterate(nodes, np.full(nodes.size, lam), W, scaled=True)
+        W[:, nodes[~finished]] = approximate[:, ~finished]
+
+
+def nodewise_lasso_path(
+    Z: np.ndarray, penalties: np.ndarray, *, square_root: bool = False
+) -> np.ndarray:
+    """Lasso (or square-root lasso) of every column of ``Z`` on the others.
+
+    Parameters
+    ----------
+    Z : ndarray of shape (n_samples, n_features)
+        Columns centred and scaled to unit variance (``ddof=0``); all-zero
+        columns are constant variables, which enter no regression.
+    penalties : ndarray of shape (n_penalties,)
+        Positive penalties ``lam`` (any order), the same for every node.
+    square_root : bool, default=False
+        Solve ``||z_m - Z w|| / sqrt(n) + lam |w|_1`` instead of the lasso
+        ``||z_m - Z w||^2 / (2n) + lam |w|_1``.
+
+    Returns
+    -------
+    coef : ndarray of shape (n_penalties, n_features, n_features)
+        ``coef[k, m, j]``: coefficient of variable ``j`` in the regression of
+        variable ``m`` at ``penalties[k]`` (zero diagonal).
+    """
+    n_features = Z.shape[1]
+    penalties = np.asarray(penalties, dtype=float)
+    problem = _Problem(Z)
+    # The empty model is optimal for both problems above a node's largest
+    # |correlation| (sigma = 1 at w = 0): there W = 0 is exact.
+    empty_above = np.max(np.abs(problem.R) * problem.allowed, axis=0, initial=0.0)
+    reached = empty_above.copy()
+    W = np.zeros((n_features, n_features))
+    coef = np.zeros((penalties.size, n_features, n_features))
+    for k in np.argsort(-penalties, kind="stable"):
+        nodes = np.flatnonzero(empty_above > penalties[k])
+        if square_root:
+            # Decreasing penalties: the continuation of the lasso path is not
+            # needed, the previous solution is close.
+            problem.square_root_lasso(nodes, penalties[k], W)
+        else:
+            problem.lasso(nodes, np.full(nodes.size, penalties[k]), W, reached)
+        coef[k] = W.T
+    return coef

@@ -1,0 +1,377 @@
+"""Reading a fitted learner: the estimator protocol (documented in the package).
+
+Every part of skggm-bench that turns a fitted estimator into a graph, edge scores or
+a matrix -- the scorers, the metric registry and therefore the benchmark harness --
+goes through the functions here, so the rules exist once.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import NDArray
+from sklearn.pipeline import Pipeline
+
+from ._validation import check_adjacency, check_symmetric_real
+
+__all__ = [
+    "DEFAULT_TOL",
+    "MODELS",
+    "Model",
+    "check_model",
+    "check_tol",
+    "covariance_from_estimator",
+    "edge_scores_from_estimator",
+    "edges_from_estimator",
+    "fitted_learner",
+    "precision_from_estimator",
+]
+
+Model = Literal["concentration", "covariance"]
+MODELS: tuple[str, ...] = ("concentration", "covariance")
+
+# Default tolerance on |partial correlation| for "non-zero": far above round-off of
+# a standardised matrix, far below anything estimable from data (the standard
+# error of a partial correlation is about 1/sqrt(n)).
+DEFAULT_TOL = 1e-8
+
+# The attributes the protocol reads, in its order of preference for edges.
+_PROTOCOL_ATTRIBUTES = (
+    "adjacency_",
+    "precision_",
+    "partial_correlation_",
+    "covariance_",
+)
+
+
+def check_model(model: Any) -> str:
+    """``model`` itself, or a ValueError naming the two choices."""
+    if model not in MODELS:
+        raise ValueError(f"model must be one of {MODELS}, got {model!r}.")
+    return model
+
+
+def check_tol(tol: Any) -> float:
+    """``tol`` as a float in [0, 1), or a clear error."""
+    if isinstance(tol, bool) or not isinstance(tol, numbers.Real):
+        raise TypeError(f"tol must be a real number, got {tol!r}.")
+    if not (0.0 <= float(tol) < 1.0):
+        raise ValueError(
+            "tol must lie in [0, 1) because it thresholds absolute (partial) "
+            f"correlations; got {tol!r}."
+        )
+    return float(tol)
+
+
+def _attribute(estimator: Any, name: str) -> Any:
+    # Unfitted sklearn estimators lack the attribute; some fitted ones set it to None
+    # (e.g. EmpiricalCovariance(store_precision=False).precision_). Both mean "absent".
+    return getattr(estimator, name, None)
+
+
+def _exposes_protocol(estimator: Any) -> bool:
+    return any(_attribute(estimator, name) is not None for name in _PROTOCOL_ATTRIBUTES)
+
+
+def fitted_learner(estimator: Any) -> tuple[Any, str]:
+    """The object whose attributes the protocol reads, and how it was reached.
+
+    An estimator that exposes a protocol attribute itself is read directly.
+    Otherwise a :class:`~sklearn.pipeline.Pipeline` is read through its final step
+    and a fitted search (anything with ``best_estimator_``, e.g.
+    :class:`~sklearn.model_selection.GridSearchCV`) through its best estimator,
+    nested to any depth (a search over a pipeline, a pipeline ending in a search).
+
+    Parameters
+    ----------
+    estimator : object
+        A fitted estimator, pipeline or search.
+
+    Returns
+    -------
+    learner : object
+        The innermost estimator reached.
+    where : str
+        Its description for error messages, e.g. ``"GraphicalLasso (final step
+        'graphicallasso' of a Pipeline)"``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.covariance import GraphicalLasso
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> X = np.random.default_rng(0).standard_normal((50, 3))
+    >>> pipe = make_pipeline(StandardScaler(), GraphicalLasso()).fit(X)
+    >>> learner, where = fitted_learner(pipe)
+    >>> where
+    "GraphicalLasso (final step 'graphicallasso' of a Pipeline)"
+    """
+    path = []
+    while not _exposes_protocol(estimator):
+        if isinstance(estimator, Pipeline):
+            name, step = estimator.steps[-1]
+            path.append(f"final step {name!r} of a Pipeline")
+            estimator = step
+        elif _attribute(estimator, "best_estimator_") is not None:
+            path.append(f"best_estimator_ of a {type(estimator).__name__}")
+            estimator = estimator.best_estimator_
+        else:
+            break
+    where = type(estimator).__name__
+    if path:
+        where += f" ({', '.join(reversed(path))})"
+    return estimator, where
+
+
+def _matrix_attribute(model: str) -> str:
+    return "precision_" if model == "concentration" else "covariance_"
+
+
+def _absolute_standardised(matrix: Any, name: str) -> NDArray[np.float64]:
+    """``|M_ij| / sqrt(M_ii M_jj)`` off the diagonal, 0 on it.
+
+    For a precision matrix these are the absolute partial correlations
+    (``rho_ij = -Omega_ij / sqrt(Omega_ii Omega_jj)``); for a covariance matrix, the
+    absolute correlations.
+    """
+    arr = check_symmetric_real(matrix, name)
+    diagonal = np.diag(arr)
+    if np.any(diagonal <= 0):
+        raise ValueError(
+            f"{name} must have a positive diagonal to be standardised, got minimum "
+            f"{diagonal.min()!r}."
+        )
+    inv_sd = 1.0 / np.sqrt(diagonal)
+    standardised = np.abs(arr) * inv_sd[:, None] * inv_sd[None, :]
+    np.fill_diagonal(standardised, 0.0)
+    return standardised
+
+
+def _missing_attributes_error(learner: Any, where: str, model: str) -> ValueError:
+    wanted = ("adjacency_", _matrix_attribute(model))
+    present = [
+        name for name in _PROTOCOL_ATTRIBUTES if _attribute(learner, name) is not None
+    ]
+    hint = (
+        f" It exposes {', '.join(present)}; is model={model!r} the intended graph?"
+        if present
+        else " Is it fitted?"
+    )
+    return ValueError(
+        f"Cannot read a graph from {where} for model={model!r}: it exposes none of "
+        f"{', '.join(wanted)}.{hint} See the estimator protocol in the "
+        "skggm_bench.metrics module docstring."
+    )
+
+
+def edges_from_estimator(
+    estimator: Any,
+    *,
+    model: Model = "concentration",
+    tol: float = DEFAULT_TOL,
+) -> NDArray[np.bool_]:
+    """Estimated graph of a fitted estimator, following the estimator protocol.
+
+    Reads ``adjacency_`` if present, otherwise ``precision_``
+    (``model="concentration"``) or ``covariance_`` (``model="covariance"``) and
+    keeps the pairs whose absolute (partial) correlation exceeds ``tol``. A
+    Pipeline is read through its final step and a fitted search through its
+    ``best_estimator_``. The full rules are in the *estimator protocol* section of
+    the :mod:`skggm_bench.metrics` module docstring.
+
+    Parameters
+    ----------
+    estimator : object
+        A fitted estimator, pipeline or search.
+    model : {"concentration", "covariance"}, default="concentration"
+        Which graph is estimated: zeros of the precision (conditional
+        independences) or of the covariance (marginal independences).
+    tol : float, default=1e-8
+        A pair is an edge when its absolute (partial) correlation is ``> tol``.
+        Not applied to ``adjacency_``.
+
+    Returns
+    -------
+    ndarray of shape (p, p), dtype bool
+        Symmetric adjacency with a False diagonal.
+
+    Raises
+    ------
+    ValueError
+        If the estimator exposes none of the usable attributes (e.g. it is not
+        fitted), or the attribute read is not a valid matrix.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.covariance import GraphicalLasso
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((200, 4))
+    >>> X[:, 1] += X[:, 0]                       # only variables 0 and 1 related
+    >>> model = GraphicalLasso(alpha=0.2).fit(X)
+    >>> edges_from_estimator(model).astype(int)
+    array([[0, 1, 0, 0],
+           [1, 0, 0, 0],
+           [0, 0, 0, 0],
+           [0, 0, 0, 0]])
+    """
+    model = check_model(model)
+    tol = check_tol(tol)
+    learner, where = fitted_learner(estimator)
+    adjacency = _attribute(learner, "adjacency_")
+    if adjacency is not None:
+        return check_adjacency(adjacency, name=f"{where}.adjacency_")
+    attribute = _matrix_attribute(model)
+    matrix = _attribute(learner, attribute)
+    if matrix is None:
+        raise _missing_attributes_error(learner, where, model)
+    return _absolute_standardised(matrix, f"{where}.{attribute}") > tol
+
+
+def _absolute_partial_correlation(partial: Any, where: str) -> NDArray[np.float64]:
+    """``|partial_correlation_|`` validated as a symmetric matrix in [-1, 1]."""
+    matrix = np.asarray(partial, dtype=np.float64)
+    name = f"{where}.partial_correlation_"
+    if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
+        raise ValueError(f"{name} must be a square matrix, got shape {matrix.shape}")
+    if not np.all(np.isfinite(matrix)):
+        raise ValueError(f"{name} contains NaN or infinite values")
+    if np.abs(matrix).max(initial=0.0) > 1.0 + 1e-8:
+        raise ValueError(f"{name} has entries outside [-1, 1]")
+    if not np.allclose(matrix, matrix.T, rtol=0.0, atol=1e-8):
+        raise ValueError(f"{name} is not symmetric")
+    scores = np.abs(matrix)
+    np.fill_diagonal(scores, 0.0)
+    return scores
+
+
+def edge_scores_from_estimator(
+    estimator: Any, *, model: Model = "concentration"
+) -> NDArray[np.float64]:
+    """Edge scores of a fitted estimator, following the estimator protocol.
+
+    Absolute partial correlations from ``precision_`` (``model="concentration"``)
+    or absolute correlations from ``covariance_`` (``model="covariance"``); for a
+    concentration graph without ``precision_``, ``|partial_correlation_|`` (node-wise
+    learners); failing all that, ``adjacency_`` as 0/1 scores. Pipelines and
+    searches are read as in :func:`edges_from_estimator`. The full rules are in the
+    *estimator protocol* section of the :mod:`skggm_bench.metrics` module
+    docstring.
+
+    Parameters
+    ----------
+    estimator : object
+        A fitted estimator, pipeline or search.
+    model : {"concentration", "covariance"}, default="concentration"
+        Which graph is estimated.
+
+    Returns
+    -------
+    ndarray of shape (p, p), dtype float64
+        Symmetric scores in [0, 1] with a zero diagonal, higher = more likely an
+        edge.
+
+    Raises
+    ------
+    ValueError
+        If the estimator exposes none of the usable attributes (e.g. it is not
+        fitted), or the attribute read is not a valid matrix.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.covariance import EmpiricalCovariance
+    >>> X = np.random.default_rng(0).standard_normal((500, 3))
+    >>> X[:, 2] += X[:, 1]
+    >>> scores = edge_scores_from_estimator(EmpiricalCovariance().fit(X))
+    >>> int(np.argmax(scores[1]))       # variable 1's strongest partner
+    2
+    """
+    model = check_model(model)
+    learner, where = fitted_learner(estimator)
+    attribute = _matrix_attribute(model)
+    matrix = _attribute(learner, attribute)
+    if matrix is not None:
+        return _absolute_standardised(matrix, f"{where}.{attribute}")
+    partial = _attribute(learner, "partial_correlation_")
+    if partial is not None and model == "concentration":
+        return _absolute_partial_correlation(partial, where)
+    adjacency = _attribute(learner, "adjacency_")
+    if adjacency is not None:
+        edges = check_adjacency(adjacency, name=f"{where}.adjacency_")
+        return edges.astype(np.float64)
+    raise _missing_attributes_error(learner, where, model)
+
+
+def _matrix_from_estimator(estimator: Any, attribute: str) -> NDArray[np.float64]:
+    learner, where = fitted_learner(estimator)
+    matrix = _attribute(learner, attribute)
+    if matrix is None:
+        raise AttributeError(
+            f"{where} exposes no {attribute}, so losses of the "
+            f"{attribute.rstrip('_')} cannot be computed for it"
+        )
+    return check_symmetric_real(matrix, f"{where}.{attribute}")
+
+
+def covariance_from_estimator(estimator: Any) -> NDArray[np.float64]:
+    """The ``covariance_`` of a fitted estimator (through pipelines and searches).
+
+    Parameters
+    ----------
+    estimator : object
+        A fitted estimator, pipeline or search.
+
+    Returns
+    -------
+    ndarray of shape (p, p)
+        The estimated covariance, validated (finite, symmetric up to round-off) and
+        exactly symmetrised.
+
+    Raises
+    ------
+    AttributeError
+        If the estimator has no ``covariance_`` (e.g. a learner that only decides
+        edges); the message names the estimator reached.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.covariance import LedoitWolf
+    >>> X = np.random.default_rng(0).standard_normal((100, 3))
+    >>> covariance_from_estimator(LedoitWolf().fit(X)).shape
+    (3, 3)
+    """
+    return _matrix_from_estimator(estimator, "covariance_")
+
+
+def precision_from_estimator(estimator: Any) -> NDArray[np.float64]:
+    """The ``precision_`` of a fitted estimator (through pipelines and searches).
+
+    Parameters
+    ----------
+    estimator : object
+        A fitted estimator, pipeline or search.
+
+    Returns
+    -------
+    ndarray of shape (p, p)
+        The estimated precision, validated and exactly symmetrised.
+
+    Raises
+    ------
+    AttributeError
+        If the estimator has no ``precision_``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.covariance import LedoitWolf
+    >>> X = np.random.default_rng(0).standard_normal((100, 3))
+    >>> precision_from_estimator(LedoitWolf().fit(X)).shape
+    (3, 3)
+    """
+    return _matrix_from_estimator(estimator, "precision_")

@@ -1,0 +1,66 @@
+"""The scheduler hands out the longest expected fit first, and learns the costs."""
+
+from skggm_bench.benchmark._execution import Scheduler, backend_problem, known_backends
+from skggm_bench.benchmark._tasks import Cell, Fit
+
+
+def fits(learners, densities=(0.1, 0.3), sizes=(50, 200), repeats=2):
+    return [
+        Fit(Cell("g", 20, density, repeat), "gaussian", n, learner)
+        for learner in learners
+        for density in densities
+        for n in sizes
+        for repeat in range(repeats)
+    ]
+
+
+def row(fit, seconds):
+    return {
+        "learner": fit.learner,
+        "density": fit.cell.density,
+        "n_samples": fit.n_samples,
+        "n_features": fit.cell.n_features,
+        "fit_time": seconds,
+    }
+
+
+def test_every_fit_is_handed_out_once():
+    pending = fits(["a", "b", "c"])
+    handed = list(Scheduler(pending))
+    assert sorted(map(repr, handed)) == sorted(map(repr, pending))
+
+
+def test_unmeasured_groups_first_then_the_longest_expected():
+    scheduler = Scheduler(fits(["slow", "fast"]))
+    # Exploration: the largest fit of each (learner, density) group, once each.
+    first = [next(scheduler) for _ in range(4)]
+    assert {(f.learner, f.cell.density) for f in first} == {
+        (learner, d) for learner in ("slow", "fast") for d in (0.1, 0.3)
+    }
+    assert all(f.n_samples == 200 for f in first)
+    # The slow learner costs 100 times more per unit of work, more at density 0.3.
+    for fit in first:
+        cost = {"slow": 1.0, "fast": 0.01}[fit.learner] * (1 + fit.cell.density)
+        scheduler.record(row(fit, cost * fit.n_samples / 200))
+    rest = list(scheduler)
+    expected = [
+        {"slow": 1.0, "fast": 0.01}[f.learner] * (1 + f.cell.density) * f.n_samples
+        for f in rest
+    ]
+    assert expected == sorted(expected, reverse=True)  # longest first, to the end
+    assert rest[0].learner == "slow" and rest[0].cell.density == 0.3
+
+
+def test_failed_fits_teach_nothing():
+    scheduler = Scheduler(fits(["a"]))
+    fit = next(scheduler)
+    scheduler.record(row(fit, float("nan")))
+    assert scheduler._cost == {}
+
+
+def test_backends_known_and_their_problems():
+    assert {"loky", "threading", "dask"} <= set(known_backends())
+    assert backend_problem("loky") is None
+    assert "not a joblib backend" in backend_problem("spark")
+    problem = backend_problem("ray")
+    assert problem is None or "pip install ray" in problem

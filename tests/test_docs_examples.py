@@ -1,0 +1,122 @@
+"""The figures the README and the docs quote are what the committed code produces.
+
+* the positions and mean-rank changes of the ``quick`` preset at density 0.25
+  (docs/cli.md and docs/leaderboards.md), re-derived by running that half of the
+  study (a row depends only on the study's seed and its own coordinates, so the
+  half gives the very rows of the whole study);
+* the KS p-values of the 3-chain example (README, docs/reproduction.md), from the
+  example script itself;
+* the leaderboards page's example, run after the harness page's example, as a
+  reader would (on a smaller grid).
+"""
+
+import contextlib
+import io
+import re
+import runpy
+import sys
+from pathlib import Path
+
+import pytest
+
+from skggm_bench.benchmark.config import get_preset
+from skggm_bench.benchmark.leaderboard import rank_shift
+
+ROOT = Path(__file__).parent.parent
+DOCS = ROOT / "docs"
+DD, TO = "DiagonalDominance", "TriangulatedOrthogonalization"
+# A quoted row: | learner | position | position | gain (interval) | yes/no |
+QUOTED_ROW = re.compile(
+    r"^\| (\w+) \| (\d+) \| (\d+) \| ([-+]\d+\.\d+) \(.*?\) \| (yes|no) \|$", re.M
+)
+
+
+def quoted_shift(page):
+    """The rank-shift rows quoted in ``page``: {learner: (from, to, gain)}."""
+    rows = QUOTED_ROW.findall(page.read_text(encoding="utf-8"))
+    assert len(rows) == 6, f"{page.name}: expected six quoted learners, got {rows}"
+    return {name: (int(a), int(b), gain) for name, a, b, gain, _ in rows}
+
+
+@pytest.mark.slow
+def test_quick_preset_positions_quoted_in_the_docs():
+    config = get_preset("quick")
+    benchmark = config.make_benchmark(densities=(0.25,), n_jobs=-1)
+    frame = benchmark.run().frame
+    assert len(frame) == config.n_tasks // 2 and (frame["status"] == "ok").all()
+    shift = rank_shift(frame, "f1", DD, TO)
+    measured = {
+        row.learner: (
+            int(row.position_from),
+            int(row.position_to),
+            f"{row.rank_gain:+.2f}",
+        )
+        for row in shift.itertuples()
+    }
+    for page in (DOCS / "cli.md", DOCS / "leaderboards.md"):
+        assert quoted_shift(page) == measured, page.name
+
+
+def run_example(script, *arguments):
+    """Run an example as ``python script arguments``; return what it printed."""
+    printed = io.StringIO()
+    argv = sys.argv
+    sys.argv = [str(script), *arguments]
+    try:
+        with contextlib.redirect_stdout(printed):
+            runpy.run_path(str(script), run_name="__main__")
+    finally:
+        sys.argv = argv
+        import matplotlib.pyplot as plt
+
+        plt.close("all")
+    return printed.getvalue()
+
+
+def test_three_chain_p_values_quoted_in_readme_and_reproduction(tmp_path):
+    printed = run_example(
+        ROOT / "examples" / "plot_three_variables.py", "--out", str(tmp_path / "f.png")
+    )
+    p_values = {
+        name.strip(): float(value)
+        for name, value in re.findall(
+            r"^(.+?)KS p-value \(.*?\): (\S+)$", printed, re.M
+        )
+    }
+    uniform = f"{p_values['uniform (exact)']:.2f}"
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    reproduction = (DOCS / "reproduction.md").read_text(encoding="utf-8")
+    assert f"the exact\nsampler is (KS p-value {uniform})" in readme
+    assert f"against U(0, 1): p = {uniform} |" in reproduction
+    for name in ("partial orthogonalization", "diagonal dominance"):
+        assert f"KS p = {p_values[name]:.0e}" in reproduction
+
+
+def python_blocks(page):
+    return re.findall(
+        r"```python\n(.*?)```", page.read_text(encoding="utf-8"), flags=re.DOTALL
+    )
+
+
+def test_leaderboards_example_runs_after_the_harness_example(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the harness example writes its store here
+    study = python_blocks(DOCS / "harness.md")[0]
+    smaller = {
+        "n_samples=(25, 50, 100, 200)": "n_samples=(50, 100)",
+        "n_repeats=10": "n_repeats=2",
+        "n_features=50": "n_features=15",
+        "n_jobs=-1": "n_jobs=1",  # no worker processes to start for 32 small fits
+    }
+    for text, replacement in smaller.items():
+        assert text in study
+        study = study.replace(text, replacement)
+    namespace: dict = {}
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(study, namespace)
+        for block in python_blocks(DOCS / "leaderboards.md"):
+            exec(block, namespace)
+    text = printed.getvalue()
+    assert "diagonal_dominance" in text and "triangulated_orth" in text
+    assert "mean-rank gain (95% CI)" in text
+    assert (tmp_path / "results" / "my_study.sqlite").is_file()
