@@ -106,6 +106,37 @@ def test_run_leaderboard_report_end_to_end(workdir, capsys):
     assert str(out / "report.html") in capsys.readouterr().out
 
 
+def test_a_study_of_several_graphs_from_a_file(workdir, capsys):
+    text = TINY.replace(
+        'generators = ["DiagonalDominance", "TriangulatedOrthogonalization"]',
+        'generators = ["DiagonalDominance"]',
+    )
+    text += (
+        '\n[graph]\nerdos_renyi = "erdos_renyi"\n'
+        '\n[graph.hub]\nfamily = "hub"\nn_hubs = 2\n'
+    )
+    config = write_config(workdir, text, name="graphs.toml")
+    run = ["run", "--config", str(config), "--no-progress", "--n-jobs", "1"]
+    assert cli.main(run) == 0
+    store = workdir / "skggm-bench-results" / "graphs.sqlite"
+    # erdos_renyi at both densities, hub once (its structure is fixed).
+    assert store_rows(store) == 2 * (2 + 1) * 2 * 3
+    capsys.readouterr()
+    assert cli.main(["leaderboard", "--config", str(config), "--by"]) == 0
+    board = capsys.readouterr().out
+    assert "on hub graphs" in board and "on erdos_renyi graphs" in board
+    assert "Rank shift between graphs erdos_renyi -> hub" in board
+    assert cli.main(["leaderboard", "--store", str(store), "--by", "graph"]) == 0
+    assert "Under DiagonalDominance, on hub graphs" in capsys.readouterr().out
+    bad = write_config(
+        workdir, text.replace("n_hubs = 2", "n_hubs = 20"), name="bad.toml"
+    )
+    assert cli.main(["run", "--config", str(bad)]) == 2
+    assert "graph.hub: graph 'hub' with n_features=10: n_hubs=20" in (
+        capsys.readouterr().err
+    )
+
+
 def test_second_run_resumes_and_computes_nothing(workdir, capsys):
     config = write_config(workdir, TINY)
     store = workdir / "results.sqlite"
@@ -746,7 +777,8 @@ def test_config_file_options(workdir):
     assert config.grid["densities"] == (0.2, 0.4)
     assert config.description == "two generators, two fast learners"
     assert config.n_tasks == TINY_ROWS
-    # Fixed-structure families: omit densities, the family default is used.
+    # Fixed-structure families: no densities needed; the rows record the chain's
+    # own density, 5 edges over 15 pairs.
     chain = load_config(
         write_config(
             workdir,
@@ -757,7 +789,8 @@ def test_config_file_options(workdir):
     )
     assert chain.grid["densities"] == (None,)
     frame = chain.make_benchmark(random_state=0).run().frame
-    assert len(frame) == 1 and frame["density"].isna().all()
+    assert len(frame) == 1 and frame["density"].tolist() == [5 / 15]
+    assert frame["graph"].tolist() == ["chain"]
     with pytest.raises(ConfigError, match="cannot read the configuration file"):
         load_config(workdir / "absent.toml")
 

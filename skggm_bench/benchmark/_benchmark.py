@@ -4,8 +4,8 @@ The user guide is ``docs/harness.md``; the shape of the harness is in
 ``docs/architecture.md``. In short:
 
 Paired design
-    For each (n_features, density, repeat) one graph is drawn and shared by all
-    generators, and one standard normal noise matrix is drawn and shared by all
+    For each (graph, n_features, density, repeat) one graph is drawn and shared by
+    all generators, and one standard normal noise matrix is drawn and shared by all
     generators, data models and sample sizes; every learner sees the very same data
     set. Differences between learners, generators, data models and sample sizes are
     therefore paired comparisons (common random numbers). The data pipeline is the
@@ -27,6 +27,7 @@ Results
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 import numbers
 import os
@@ -46,11 +47,11 @@ from sklearn.utils._param_validation import (
     validate_parameter_constraints,
 )
 
-from ..datasets import GRAPH_FAMILIES
 from ..datasets._make_ggm import data_bunch
 from ..datasets._pipeline import draw_graph, draw_latent, draw_model, observe
 from ..metrics import get_metric
 from ._execution import backend_problem, execute
+from ._graphs import GraphAxisError, GraphEntry, graph_axis, realised_density
 from ._isolation import close_children
 from ._provenance import FingerprintError, describe
 from ._schema import KEY_COLUMNS, Status, result_columns
@@ -270,6 +271,36 @@ def _check_memory_limit(limit: Any) -> int | None:
     return int(limit)
 
 
+def _check_graphs(graph: Any, graph_params: Any) -> dict[str, GraphEntry]:
+    try:
+        return graph_axis(graph, graph_params)
+    except GraphAxisError as exc:
+        raise StudyError(exc.parameter, str(exc), exc.entry) from None
+
+
+def _fix_structures(
+    graphs: dict[str, GraphEntry], n_features: tuple[int, ...], graph: Any
+) -> dict[str, GraphEntry]:
+    """The graphs, those of fixed structure with their density per n_features."""
+    fixed = {}
+    for name, entry in graphs.items():
+        if entry.follows_density:
+            fixed[name] = entry
+            continue
+        densities = {}
+        for p in n_features:
+            try:
+                densities[p] = realised_density(entry, p)
+            except Exception as exc:
+                raise StudyError(
+                    "graph",
+                    f"graph {name!r} with n_features={p}: {exc}",
+                    name if isinstance(graph, Mapping) else None,
+                ) from exc
+        fixed[name] = dataclasses.replace(entry, fixed_densities=densities)
+    return fixed
+
+
 @dataclass(frozen=True)
 class _Grid:
     """A validated study: what ``validate`` returns and ``run`` uses."""
@@ -277,8 +308,7 @@ class _Grid:
     generators: dict
     data_models: dict
     learners: dict
-    graph: Any
-    graph_params: dict
+    graphs: dict[str, GraphEntry]
     densities: tuple
     n_features: tuple
     n_samples: tuple
@@ -289,12 +319,22 @@ class _Grid:
     memory_limit: int | None
     isolate: bool
 
+    def points(self, graph: str) -> list[tuple[float | None, int]]:
+        """The (density, n_features) of a graph's rows, densities first.
+
+        A fixed-structure graph has one density per n_features: its own.
+        """
+        fixed = self.graphs[graph].fixed_densities
+        if fixed is not None:
+            return [(fixed[p], p) for p in self.n_features]
+        return [(density, p) for density in self.densities for p in self.n_features]
+
     def cells(self) -> list[Cell]:
         return [
-            Cell(generator, p, density, repeat)
+            Cell(generator, graph, p, density, repeat)
             for generator in self.generators
-            for p in self.n_features
-            for density in self.densities
+            for graph in self.graphs
+            for density, p in self.points(graph)
             for repeat in range(self.n_repeats)
         ]
 
@@ -310,12 +350,12 @@ class _Grid:
     def keys(self) -> list[tuple]:
         """Every row key, in the frame's order."""
         return [
-            (g, m, learner, d, p, n, r)
+            (g, graph, m, learner, d, p, n, r)
             for g in self.generators
+            for graph in self.graphs
             for m in self.data_models
             for learner in self.learners
-            for d in self.densities
-            for p in self.n_features
+            for d, p in self.points(graph)
             for n in self.n_samples
             for r in range(self.n_repeats)
         ]
@@ -334,8 +374,8 @@ class BenchmarkResult:
     Parameters
     ----------
     frame : pandas.DataFrame
-        One row per (generator, data model, learner, density, n_features,
-        n_samples, repeat).
+        One row per (generator, graph, data model, learner, density,
+        n_features, n_samples, repeat).
     study : dict
         The study fingerprint (what the store checks on resume).
     store : str or None
@@ -347,7 +387,8 @@ class BenchmarkResult:
     ----------
     frame : pandas.DataFrame
         The columns are described in ``docs/harness.md`` (and defined in one
-        place, the harness's result schema): the grid coordinates; ``seed``
+        place, the harness's result schema): the grid coordinates (``graph``
+        is the row's name on the graph axis); ``seed``
         (``make_ggm(..., random_state=seed)`` reproduces the row's data set) and
         the difficulty of the true graph (``n_edges``, ``n_added_edges``,
         ``min_edge_partial_correlation``, ``median_edge_partial_correlation``,
@@ -473,11 +514,11 @@ class BenchmarkResult:
 class Benchmark:
     """Run structure learners on data from graphical model generators, over a grid.
 
-    For every generator, data model, number of variables, density, sample size and
-    repeat, a data set with a known graph is drawn and every learner is fitted on
-    it and scored. The design is paired and seeded from one ``SeedSequence``, and
-    every draw and fit is isolated in a child process; see the module docstring
-    and ``docs/harness.md``.
+    For every generator, graph, data model, number of variables, density, sample size
+    and repeat, a data set with a known graph is drawn and every learner is fitted on it
+    and scored. The design is paired and seeded from one ``SeedSequence``, and every
+    draw and fit is isolated in a child process; see the module docstring and
+    ``docs/harness.md``.
 
     Parameters
     ----------
@@ -491,15 +532,23 @@ class Benchmark:
         the matrices are read from the fitted learner with the estimator protocol of
         :mod:`skggm_bench.metrics`. A learner's ``random_state`` (nested ones
         included) that is ``None`` gets a seed derived from the row.
-    graph : str or callable, default="erdos_renyi"
-        A family of :data:`skggm_bench.datasets.GRAPH_FAMILIES`, or a function
-        ``graph(n_features, density, random_state, **graph_params)`` returning a
-        graph in any form :func:`skggm_bench.graphs.check_adjacency` accepts.
+    graph : str, callable or dict, default="erdos_renyi"
+        The graph axis. A family of :data:`skggm_bench.datasets.GRAPH_FAMILIES`,
+        or a function ``graph(n_features, density, random_state, **graph_params)``
+        returning a graph in any form :func:`skggm_bench.graphs.check_adjacency`
+        accepts: one graph, named by the family (or the function's ``__name__``)
+        in the ``graph`` column. A dict ``{name: spec}`` makes several, each a
+        family name, a function, or a dict ``{"family": name or function,
+        **parameters}`` (then ``graph_params`` must be None). A graph whose
+        structure is fixed (``hub``, ``chain``, ..., or e.g. ``band`` with a
+        ``bandwidth``) ignores ``densities``: it is drawn once per
+        (n_features, repeat), and its rows' ``density`` is its number of edges
+        over ``p (p - 1) / 2``, which must not depend on the seed.
     densities : float or sequence of float or None, default=(0.1,)
         Fractions of the node pairs that are edges, in [0, 1] (see
-        :func:`skggm_bench.datasets.make_ggm`). ``None`` means the family's
-        default, and is the only value fixed-structure families (chain, lattice,
-        ...) accept; such rows have a NaN density.
+        :func:`skggm_bench.datasets.make_ggm`), for the graphs that follow a
+        density. ``None`` means the family's default; such rows have a NaN
+        density.
     n_features : int or sequence of int, default=50
         Numbers of variables ``p`` (at least 2).
     n_samples : int or sequence of int, default=(100,)
@@ -552,8 +601,9 @@ default=None
         the worker itself, e.g. to stop inside a learner with a debugger; then
         ``timeout`` and ``memory_limit`` are not available and a crash ends the run.
     graph_params : dict or None, default=None
-        Extra parameters of the graph family (e.g. ``{"n_clusters": 3}`` for
-        ``"cluster"``) or keyword arguments of the graph callable.
+        Extra parameters of a single graph family (e.g. ``{"n_clusters": 3}`` for
+        ``"cluster"``) or keyword arguments of the graph callable; with a dict
+        of graphs, each spec carries its own.
     verbose : int, default=0
         joblib's verbosity.
 
@@ -599,7 +649,7 @@ default=None
     ...     metrics=("tpr", "ppv"), random_state=0)
     >>> frame = bench.run().frame
     >>> frame.shape
-    (16, 20)
+    (16, 21)
     >>> # LedoitWolf's precision is dense: every pair is an edge, every edge is found
     >>> frame.loc[frame.learner == "ledoit_wolf", "tpr"].unique()
     array([1.])
@@ -624,7 +674,7 @@ default=None
         generators: Mapping[str, Any],
         learners: Mapping[str, Any],
         *,
-        graph: str | Callable[..., Any] = "erdos_renyi",
+        graph: str | Callable[..., Any] | Mapping[str, Any] = "erdos_renyi",
         densities: Any = (0.1,),
         n_features: Any = 50,
         n_samples: Any = (100,),
@@ -717,20 +767,7 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
             )
         if self.backend is not None and (problem := backend_problem(self.backend)):
             raise StudyError("backend", problem)
-        if isinstance(self.graph, str):
-            if self.graph not in GRAPH_FAMILIES:
-                raise StudyError(
-                    "graph",
-                    f"graph={self.graph!r} is not a graph family; choose one of "
-                    f"{list(GRAPH_FAMILIES)} or pass a callable "
-                    "graph(n_features, density, random_state)",
-                )
-        elif not callable(self.graph):
-            raise StudyError(
-                "graph",
-                "graph must be a family name or a callable graph(n_features, "
-                f"density, random_state), got {self.graph!r}",
-            )
+        graphs = _check_graphs(self.graph, self.graph_params)
         isolate = bool(self.isolate)
         if isolate and not hasattr(os, "fork"):
             raise StudyError(
@@ -769,8 +806,7 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
                 ("fit", "get_params"),
                 "{'glasso': GraphicalLasso()}",
             ),
-            graph=self.graph,
-            graph_params=dict(self.graph_params or {}),
+            graphs=graphs,
             densities=_check_densities(self.densities),
             n_features=_check_integers(self.n_features, "n_features", 2),
             n_samples=_check_integers(self.n_samples, "n_samples", 1),
@@ -781,44 +817,56 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
             memory_limit=_check_memory_limit(self.memory_limit),
             isolate=isolate,
         )
+        grid = dataclasses.replace(
+            grid, graphs=_fix_structures(grid.graphs, grid.n_features, self.graph)
+        )
         self._probe(grid)
         return grid
 
     def _probe(self, grid: _Grid) -> None:
         """Draw each graph of the grid, and fit each generator on it."""
-        for p in grid.n_features:
-            for density in grid.densities:
+        for name, entry in grid.graphs.items():
+            what = repr(name)
+            for density, p in grid.points(name):
+                drawn = entry.drawn_density(density)
                 try:
                     graph = draw_graph(
-                        grid.graph, p, density, grid.graph_params, seed=0
+                        entry.family, p, drawn, dict(entry.params), seed=0
                     )
                 except Exception as exc:
                     raise StudyError(
                         "graph",
-                        f"cannot draw a graph={describe(grid.graph)!r} with "
-                        f"n_features={p}, density={density}: {exc}",
+                        f"cannot draw a graph={what} with n_features={p}, "
+                        f"density={drawn}: {exc}",
+                        name if isinstance(self.graph, Mapping) else None,
                     ) from exc
-                for name, generator in grid.generators.items():
+                for generator_name, generator in grid.generators.items():
                     try:
                         clone(generator).fit(graph.adjacency)
                     except Exception as exc:
                         raise StudyError(
                             "generators",
-                            f"generator {name!r} cannot sample on graph="
-                            f"{describe(grid.graph)!r} with n_features={p}, "
-                            f"density={density}: {exc}",
-                            name,
+                            f"generator {generator_name!r} cannot sample on graph="
+                            f"{what} with n_features={p}, density={drawn}: {exc}",
+                            generator_name,
                         ) from exc
 
     @staticmethod
     def _fingerprint(grid: _Grid, entropy: int) -> dict:
         """What must match for a store to be resumed: all that can change a row."""
         described = {}
-        for name in ("generators", "data_models", "learners", "graph", "graph_params"):
+        for name in ("generators", "data_models", "learners"):
             try:
                 described[name] = describe(getattr(grid, name), name)
             except FingerprintError as exc:
                 raise StudyError(name, str(exc)) from None
+        try:
+            described["graph"] = describe(
+                {name: entry.describe() for name, entry in grid.graphs.items()},
+                "graph",
+            )
+        except FingerprintError as exc:
+            raise StudyError("graph", str(exc)) from None
         return {
             "seeding": SEEDING_SCHEME,
             "entropy": entropy,
@@ -860,8 +908,8 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
         -------
         BenchmarkResult
             All the rows of the grid (stored earlier or computed now), sorted in
-            grid order: generators, data models and learners as given, then
-            densities, n_features, n_samples and repeats.
+            grid order: generators, graphs, data models and learners as given,
+            then densities, n_features, n_samples and repeats.
 
         Raises
         ------
@@ -921,8 +969,7 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
             generators=grid.generators,
             data_models=grid.data_models,
             learners=grid.learners,
-            graph=grid.graph,
-            graph_params=grid.graph_params,
+            graphs=grid.graphs,
             model=grid.model,
             metrics=grid.metrics,
             largest_n={p: max(grid.n_samples) for p in grid.n_features},
@@ -980,6 +1027,7 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
         n_samples: int,
         n_features: int | None = None,
         data_model: str | None = None,
+        graph: str | None = None,
     ) -> Bunch:
         """Re-create the data set behind a result row (e.g. to debug a failure).
 
@@ -997,6 +1045,9 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
             The row's ``n_features``; may be omitted when the grid has one value.
         data_model : str or None, default=None
             The row's data model; may be omitted when the study has one.
+        graph : str or None, default=None
+            The row's graph (a name of the graph axis); may be omitted when the
+            study has one.
 
         Returns
         -------
@@ -1054,16 +1105,32 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
             if len(sizes) != 1:
                 raise ValueError(f"the grid has n_features {sizes}: say which one")
             n_features = sizes[0]
+        graphs = _check_graphs(self.graph, self.graph_params)
+        if graph is None:
+            if len(graphs) != 1:
+                raise ValueError(f"the study has graphs {list(graphs)}: say which one")
+            graph = next(iter(graphs))
+        if graph not in graphs:
+            raise ValueError(f"unknown graph {graph!r}; have {list(graphs)}")
+        entry = graphs[graph]
         density = _check_densities((density,))[0]
-        seed = cell_seed(entropy, int(n_features), density, int(repeat))
-        graph = draw_graph(
-            self.graph, int(n_features), density, dict(self.graph_params or {}), seed
+        if not entry.follows_density:
+            realised = realised_density(entry, int(n_features))
+            if density is not None and density != realised:
+                raise ValueError(
+                    f"graph {graph!r} has a fixed structure: its rows with "
+                    f"n_features={n_features} have density {realised}, not {density}"
+                )
+            density = None  # fixed structures are drawn without a density
+        seed = cell_seed(entropy, graph, int(n_features), density, int(repeat))
+        drawn = draw_graph(
+            entry.family, int(n_features), density, dict(entry.params), seed
         )
-        truth = draw_model(graph.adjacency, generators[generator], self.model, seed)
+        truth = draw_model(drawn.adjacency, generators[generator], self.model, seed)
         latent = draw_latent(truth, int(n_samples), seed)
         X, observer = observe(latent, truth.covariance, data_models[data_model], seed)
         return data_bunch(
-            graph, truth, X, latent=None, data_model=observer, seed=seed
+            drawn, truth, X, latent=None, data_model=observer, seed=seed
         )
 
 

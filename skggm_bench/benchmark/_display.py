@@ -39,6 +39,7 @@ __all__ = [
     "MISSING",
     "REFERENCE_DATA_MODEL",
     "REFERENCE_GENERATOR",
+    "REFERENCE_GRAPH",
     "Analysis",
     "Comparison",
     "Table",
@@ -59,6 +60,11 @@ __all__ = [
 REFERENCE_GENERATOR = "DiagonalDominance"
 #: The data model every other one is compared with, when the results contain it.
 REFERENCE_DATA_MODEL = "gaussian"
+#: The graph every other one is compared with, when the results contain it.
+REFERENCE_GRAPH = "erdos_renyi"
+# The grid columns that split every leaderboard when the results have several
+# values, and the value the others are compared with.
+_SPLIT_AXES = {"graph": REFERENCE_GRAPH, "data_model": REFERENCE_DATA_MODEL}
 #: What a cell shows where there is no value.
 MISSING = "\u2013"
 
@@ -524,6 +530,7 @@ def grid_table(frame: pd.DataFrame) -> Table:
 
     rows = [
         ["generators", values("generator")],
+        *([["graphs", values("graph")]] if "graph" in frame else []),
         *([["data models", values("data_model")]] if "data_model" in frame else []),
         ["learners", values("learner")],
         ["variables (p)", values("n_features")],
@@ -586,7 +593,7 @@ class Comparison:
     Attributes
     ----------
     axis : str
-        The compared column (``"generator"`` or ``"data_model"``).
+        The compared column (``"generator"``, ``"graph"`` or ``"data_model"``).
     source, target : str
         The reference value and the compared one.
     shift, agreement : pandas.DataFrame
@@ -616,12 +623,13 @@ class Analysis:
     board : pandas.DataFrame
         The leaderboard by ``by``.
     overall : pandas.DataFrame
-        The leaderboard per generator (and data model) over the whole grid.
+        The leaderboard per generator (and graph and data model, when there are
+        several) over the whole grid.
     cd : pandas.DataFrame
         Friedman tests and critical differences by ``by``.
     comparisons : list of Comparison
         From the reference generator to every other one, then from the reference
-        data model to every other one (when there are several).
+        graph, then data model, to every other one (when there are several).
     """
 
     frame: pd.DataFrame
@@ -661,8 +669,10 @@ def analyse(
     metric : str, default="f1"
         The metric to rank by (a name of the metric registry).
     by : sequence of str, default=("density",)
-        Grid columns that split the leaderboards besides the generator; the data
-        model always does when the results have several.
+        Grid columns that split the leaderboards besides the generator; the graph
+        and the data model always do when the results have several. Comparisons
+        between graphs pool the densities, since a fixed-structure graph has a
+        density of its own.
     reference : str or None, default=None
         The generator the others are compared with (default
         :data:`REFERENCE_GENERATOR` when present, else the first by name).
@@ -695,24 +705,25 @@ def analyse(
         raise ValueError("the results have no rows: there is nothing to show")
     metric = rankable_metric(metric, frame)
     by = [c for c in by if c != "generator"]
-    several_models = frame["data_model"].nunique() > 1
-    if several_models and "data_model" not in by:
-        by.append("data_model")
+    # Graphs and data models with several values always split the leaderboards:
+    # pooling them would hide how the ranking changes across them.
+    several = [c for c in _SPLIT_AXES if frame[c].nunique() > 1]
+    by += [c for c in several if c not in by]
     options = {"n_bootstrap": n_bootstrap}
     board = leaderboard(frame, metric, by=by, **options)
-    overall = leaderboard(frame, metric, by=["data_model"] * several_models, **options)
+    overall = leaderboard(frame, metric, by=several, **options)
     cd = critical_difference(frame, metric, by=by)
     comparisons = []
     generators = sorted(frame["generator"].unique())
     source = _reference(generators, reference, REFERENCE_GENERATOR)
     axes = [("generator", source, generators)]
-    if several_models:
-        models = sorted(frame["data_model"].unique())
+    for column in several:
+        levels = sorted(frame[column].unique())
         axes.append(
-            ("data_model", _reference(models, None, REFERENCE_DATA_MODEL), models)
+            (column, _reference(levels, None, _SPLIT_AXES[column]), levels)
         )
     for axis, source, levels in axes:
-        within = [c for c in by if c != axis]
+        within = [c for c in by if c != axis and (axis, c) != ("graph", "density")]
         for target in (level for level in levels if level != source):
             arguments = (frame, metric, source, target)
             keywords = {"axis": axis, "by": within, **options}
@@ -757,17 +768,19 @@ def _names(names: Sequence[str]) -> str:
 
 
 def _under(axis: str, level: Any) -> str:
-    return f"under {level}" if axis == "generator" else f"with {level} data"
+    if axis == "generator":
+        return f"under {level}"
+    if axis == "graph":
+        return f"on {level} graphs"
+    return f"with {level} data"
 
 
 def _where(columns: Sequence[str], values: Sequence[Any]) -> str:
     """``density 0.25, data model heavy``; a generator is named as it is."""
     parts = []
     for column, value in zip(columns, values, strict=True):
-        if column == "generator":
-            parts.append(f"under {value}")
-        elif column == "data_model":
-            parts.append(f"with {value} data")
+        if column in ("generator", "graph", "data_model"):
+            parts.append(_under(column, value))
         else:
             parts.append(
                 f"{_HEADERS.get(column, column)} {_group_value(column, value)}"
@@ -879,11 +892,10 @@ def _agreement_sentences(analysis: Analysis) -> list[str]:
         if len(comparisons) == 1:
             sentences.append(_agreement_sentence(comparisons[0], scale))
             continue
-        lead = (
-            f"under {source} and under each other generator"
-            if axis == "generator"
-            else f"with {source} data and with each other data model"
-        )
+        lead = {
+            "generator": f"under {source} and under each other generator",
+            "graph": f"on {source} graphs and on each other graph",
+        }.get(axis, f"with {source} data and with each other data model")
         parts = []
         for comparison in comparisons:
             overall = _overall(comparison.agreement)
@@ -1191,11 +1203,12 @@ def text_report(analysis: Analysis, width: int = 100) -> str:
     ]
     for comparison in analysis.comparisons:
         table = rank_shift_table(comparison.shift)
+        between = {"graph": "graphs", "data_model": "data models"}
         title = (
             f"Rank shift {comparison.source} -> {comparison.target}"
             if comparison.axis == "generator"
-            else f"Rank shift between data models {comparison.source} -> "
-            f"{comparison.target}"
+            else f"Rank shift between {between[comparison.axis]} "
+            f"{comparison.source} -> {comparison.target}"
         )
         parts += [heading(title), text_table(table, width)]
     if analysis.comparisons:

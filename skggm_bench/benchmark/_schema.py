@@ -32,6 +32,7 @@ __all__ = [
     "KEY_COLUMNS",
     "OUTCOME_COLUMNS",
     "STATUSES",
+    "UNKNOWN_GRAPH",
     "Status",
     "check_results_frame",
     "rankable_metric",
@@ -55,12 +56,16 @@ class Status(str, enum.Enum):
     MEMORY = "memory"
 
 
+#: The ``graph`` of rows written before the graph became a grid column.
+UNKNOWN_GRAPH = "unknown"
+
 #: Every value of the ``status`` column.
 STATUSES: tuple[str, ...] = tuple(status.value for status in Status)
 
 #: The grid coordinates of a row: the unique key of the store.
 KEY_COLUMNS: tuple[str, ...] = (
     "generator",
+    "graph",
     "data_model",
     "learner",
     "density",
@@ -71,6 +76,7 @@ KEY_COLUMNS: tuple[str, ...] = (
 #: The columns that define a scenario (one point of the grid, all learners).
 GRID_COLUMNS: tuple[str, ...] = (
     "generator",
+    "graph",
     "data_model",
     "n_features",
     "density",
@@ -93,6 +99,7 @@ OUTCOME_COLUMNS: tuple[str, ...] = ("fit_time", "status", "message", "versions")
 #: Storage type of every fixed column (metrics are all ``"real"``).
 COLUMN_TYPES: dict[str, str] = {
     "generator": "text",
+    "graph": "text",
     "data_model": "text",
     "learner": "text",
     "density": "real",
@@ -174,7 +181,9 @@ def check_results_frame(
     """Check that ``frame`` is a result table with the given metric columns.
 
     Tables written by an older version without ``data_model`` get the column
-    (``"gaussian"``, the only data model it had).
+    (``"gaussian"``, the only data model it had); those without ``graph`` get
+    ``"unknown"``: such versions did not record which graph family a study drew
+    from, and any family name would be a guess.
 
     Parameters
     ----------
@@ -188,7 +197,7 @@ def check_results_frame(
     Returns
     -------
     pandas.DataFrame
-        The frame (with ``data_model`` added if it was missing).
+        The frame (with ``data_model`` and ``graph`` added if they were missing).
 
     Raises
     ------
@@ -215,7 +224,10 @@ a ResultStore
         )
     if "data_model" not in frame.columns:
         frame = frame.assign(data_model="gaussian")
-    required = [c for c in (*KEY_COLUMNS, "status") if c != "data_model"]
+    if "graph" not in frame.columns:
+        frame = frame.assign(graph=UNKNOWN_GRAPH)
+    filled = ("data_model", "graph")
+    required = [c for c in (*KEY_COLUMNS, "status") if c not in filled]
     missing = [column for column in required if column not in frame.columns]
     if missing:
         raise ValueError(

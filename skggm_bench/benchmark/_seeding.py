@@ -1,15 +1,15 @@
 """Seeds of a study: one SeedSequence, children addressed by the grid's values.
 
-One :class:`numpy.random.SeedSequence` built from the study's entropy is the only
-source of randomness. Each cell (n_features, density, repeat) gets its own child,
-addressed by a spawn key made of the cell's *values* (not positions), whose first 63
-bits are the row's ``seed``. From that seed the data pipeline of
-:mod:`skggm_bench.datasets` derives the graph, each generator's matrix, the noise
-and the data model's randomness (so ``make_ggm(..., random_state=seed)`` reproduces
-a row's data), and :func:`learner_seed` the ``random_state`` of each learner that
-leaves it to ``None``. A row therefore depends on nothing but the study entropy and
-its own coordinates: not on ``n_jobs``, the backend, the order in which tasks run,
-or which other values are in the grid.
+One :class:`numpy.random.SeedSequence` built from the study's entropy is the only source
+of randomness. Each cell (graph, n_features, density, repeat) gets its own child,
+addressed by a spawn key made of the cell's *values* (not positions: the graph by its
+display name), whose first 63 bits are the row's ``seed``. From that seed the data
+pipeline of :mod:`skggm_bench.datasets` derives the graph, each generator's matrix, the
+noise and the data model's randomness (so ``make_ggm(..., random_state=seed)``
+reproduces a row's data), and :func:`learner_seed` the ``random_state`` of each learner
+that leaves it to ``None``. A row therefore depends on nothing but the study entropy and
+its own coordinates: not on ``n_jobs``, the backend, the order in which tasks run, or
+which other values are in the grid.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ __all__ = [
 
 # Bump when the seed derivation or the data pipeline changes: a store written by an
 # older scheme then refuses to resume instead of mixing incomparable rows.
-SEEDING_SCHEME = "cells-v2"
+SEEDING_SCHEME = "cells-v3"
 
 
 def _name_key(name: str) -> int:
@@ -73,11 +73,15 @@ def fresh_entropy() -> int:
     return int(np.random.SeedSequence().entropy)
 
 
-def cell_seed(entropy: int, n_features: int, density: float | None, repeat: int) -> int:
-    """The 63-bit seed of one cell: its graph, matrices, noise and data models."""
-    sequence = np.random.SeedSequence(
-        entropy, spawn_key=(n_features, repeat, _density_key(density))
-    )
+def cell_seed(
+    entropy: int, graph: str, n_features: int, density: float | None, repeat: int
+) -> int:
+    """The 63-bit seed of one cell: its graph, matrices, noise and data models.
+
+    ``density`` is the one the graph is drawn with (None for fixed structures).
+    """
+    key = (n_features, repeat, _density_key(density), _name_key(graph))
+    sequence = np.random.SeedSequence(entropy, spawn_key=key)
     # 63 bits: fits SQLite's signed INTEGER and pandas' int64.
     return int(sequence.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))
 

@@ -1,7 +1,7 @@
 """Cells, fits and the functions shipped to the workers: draw, fit, score.
 
-A *cell* is one generator on one (n_features, density, repeat): one graph, one
-matrix, one latent Gaussian data set of the largest sample size. A *fit* is one
+A *cell* is one generator on one (graph, n_features, density, repeat): one graph,
+one matrix, one latent Gaussian data set of the largest sample size. A *fit* is one
 learner on one data set of a cell: a data model and a sample size. Each fit is one
 task, so that the scheduler can balance the work finely; a worker draws a cell once
 and keeps it for the following fits of that cell.
@@ -32,6 +32,7 @@ from ..datasets._pipeline import (
     observe,
 )
 from ..metrics import GroundTruth, score_learner
+from ._graphs import GraphEntry
 from ._isolation import error_message, truncate, worker_for
 from ._provenance import package_versions
 from ._schema import CELL_COLUMNS, KEY_COLUMNS, Status
@@ -47,9 +48,13 @@ _SIGNAL = CELL_COLUMNS[1:]  # every cell column but the seed
 
 @dataclass(frozen=True)
 class Cell:
-    """One generator on one (n_features, density, repeat)."""
+    """One generator on one (graph, n_features, density, repeat).
+
+    ``density`` is the row's (a fixed-structure graph's realised density).
+    """
 
     generator: str
+    graph: str
     n_features: int
     density: float | None
     repeat: int
@@ -70,6 +75,7 @@ class Fit:
         c = self.cell
         return (
             c.generator,
+            c.graph,
             self.data_model,
             self.learner,
             c.density,
@@ -88,8 +94,7 @@ class Spec:
     generators: Mapping[str, Any]
     data_models: Mapping[str, Any]
     learners: Mapping[str, Any]
-    graph: Any
-    graph_params: Mapping[str, Any]
+    graphs: Mapping[str, GraphEntry]
     model: str
     metrics: tuple[str, ...]
     largest_n: Mapping[int, int]  # per n_features: the largest sample size
@@ -135,9 +140,11 @@ class _Server:
             self.cells.move_to_end(cell)
             return data
         spec = self.spec
-        seed = cell_seed(spec.entropy, cell.n_features, cell.density, cell.repeat)
+        entry = spec.graphs[cell.graph]
+        density = entry.drawn_density(cell.density)
+        seed = _seed(spec, cell)
         graph = draw_graph(
-            spec.graph, cell.n_features, cell.density, dict(spec.graph_params), seed
+            entry.family, cell.n_features, density, dict(entry.params), seed
         )
         truth = draw_model(
             graph.adjacency, spec.generators[cell.generator], spec.model, seed
@@ -199,6 +206,11 @@ class _Server:
         return result | {"values": scores.values, "notes": scores.notes}
 
 
+def _seed(spec: Spec, cell: Cell) -> int:
+    density = spec.graphs[cell.graph].drawn_density(cell.density)
+    return cell_seed(spec.entropy, cell.graph, cell.n_features, density, cell.repeat)
+
+
 def _row(spec: Spec, fit: Fit, seed: int, signal: Mapping[str, Any]) -> dict:
     generator = type(spec.generators[fit.cell.generator]).__module__
     learner = type(spec.learners[fit.learner]).__module__
@@ -222,9 +234,7 @@ def run_fit(spec: Spec, fit: Fit) -> dict:
     draw gives ``"data generation failed: ..."``; a learner that raises, hangs,
     crashes or runs out of memory gives its status and what happened.
     """
-    seed = cell_seed(
-        spec.entropy, fit.cell.n_features, fit.cell.density, fit.cell.repeat
-    )
+    seed = _seed(spec, fit.cell)
     worker = worker_for(
         spec.token,
         lambda: _Server(spec),

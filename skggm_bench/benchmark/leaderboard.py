@@ -2,19 +2,21 @@
 
 The input is the tidy result table of a benchmark (:attr:`BenchmarkResult.frame
 <skggm_bench.benchmark.BenchmarkResult>` or :meth:`ResultStore.frame
-<skggm_bench.benchmark.store.ResultStore>`): one row per (generator, learner,
-n_features, density, n_samples, repeat) with a ``status`` and one column per metric.
+<skggm_bench.benchmark.store.ResultStore>`): one row per (generator, graph, data
+model, learner, n_features, density, n_samples, repeat) with a ``status`` and one
+column per metric.
 
 How a leaderboard is computed
 -----------------------------
 1. **Blocks.** A *scenario* is one point of the grid: every grid column of the table
-   (:data:`GRID_COLUMNS`; tables of older versions without ``data_model`` are read
-   as Gaussian data); a *block* is one scenario in one repeat. All learners in a
-   block saw the same matrix and the same data (the harness's paired design), so
-   they are ranked *within* each block: rank 1 is the best value of the metric. The
-   direction comes from the metric registry (:data:`skggm_bench.metrics.METRICS`):
-   higher is better except for the losses (``shd``, ``fpr``, the matrix losses,
-   ``fit_time``). Equal values share the average rank.
+   (:data:`GRID_COLUMNS`; tables of older versions without ``data_model`` are read as
+   Gaussian data, those without ``graph`` as graph ``"unknown"``); a *block* is one
+   scenario in one repeat. All learners in a block saw the same matrix and the same data
+   (the harness's paired design), so they are ranked *within* each block: rank 1 is the
+   best value of the metric. The direction comes from the metric registry
+   (:data:`skggm_bench.metrics.METRICS`): higher is better except for the losses
+   (``shd``, ``fpr``, the matrix losses, ``fit_time``). Equal values share the average
+   rank.
 2. **Failures.** A row whose ``status`` is not ``"ok"`` (``"failed"``,
    ``"timeout"``), and a learner with no row at all in a block (``"missing"``, e.g.
    an interrupted run), is *excluded from the mean metric* but *ranked last* in its
@@ -54,7 +56,9 @@ Beyond the leaderboard
 
 The compared column of :func:`rank_shift` and :func:`generator_agreement` is a
 parameter (``axis="generator"`` by default), so the same comparisons work across any
-other grid column, e.g. two data models.
+other grid column, e.g. two data models or two graphs (with ``by`` free of
+``density`` when a fixed-structure graph, which has a density of its own, is
+compared).
 """
 
 from __future__ import annotations

@@ -860,13 +860,17 @@ _DIFFICULTY_LABELS = {
 def _per_graph(rows: pd.DataFrame, metric: str, difficulty: str) -> pd.DataFrame:
     """One value per (random graph, learner): the mean metric over sample sizes.
 
-    A graph is one cell: generator, data model, n_features, density and repeat.
-    Only successful fits with a finite value count.
+    A random graph is one cell: generator, graph, data model, n_features, density
+    and repeat. Only successful fits with a finite value count.
     """
     values = rows[metric].astype(float)
     usable = (rows["status"] == "ok") & np.isfinite(values)
     usable &= rows[difficulty].notna()
-    cell = [c for c in ("data_model", "n_features", "density", "repeat") if c in rows]
+    cell = [
+        c
+        for c in ("graph", "data_model", "n_features", "density", "repeat")
+        if c in rows
+    ]
     kept = rows.loc[usable, [*cell, "learner", difficulty]].assign(value=values)
     grouped = kept.groupby([*cell, "learner"], dropna=False)
     return grouped.agg(x=(difficulty, "first"), y=("value", "mean")).reset_index()
@@ -905,7 +909,8 @@ def plot_difficulty(
     Returns
     -------
     matplotlib.figure.Figure
-        One panel per generator (and data model, when the results have several):
+        One panel per generator (and graph and data model, when the results have
+        several of them):
         a point per random graph and learner (the metric averaged over the
         sample sizes, successful fits only), and per learner a line through its
         mean in each bin of graphs; learners are named in the figure legend.
@@ -939,8 +944,9 @@ def plot_difficulty(
     if isinstance(n_bins, bool) or not isinstance(n_bins, int) or n_bins < 1:
         raise ValueError(f"n_bins must be a positive integer, got {n_bins!r}")
     columns = ["generator"]
-    if "data_model" in frame and frame["data_model"].nunique() > 1:
-        columns.append("data_model")
+    columns += [
+        c for c in ("graph", "data_model") if c in frame and frame[c].nunique() > 1
+    ]
     panels = _panels(frame, columns)
     n_cols = min(len(panels), 3)
     n_rows = -(-len(panels) // n_cols)

@@ -9,16 +9,19 @@ context of display text and figures; the numbers and the wording are those of th
 report has, in order:
 
 1. **Findings**: a few sentences generated from the numbers, each with its
-   interval -- who wins under each generator (and data model), the largest rank
-   shifts, the agreement of the learner orderings between generators (Kendall's
-   tau), the critical differences, what failed and how often -- and the grid;
-2. the leaderboard of the main metric per generator and density (and data model),
-   then per generator over the whole grid, with a figure;
+   interval -- who wins under each generator (and graph and data model), the
+   largest rank shifts, the agreement of the learner orderings between generators
+   (Kendall's tau), the critical differences, what failed and how often -- and the
+   grid;
+2. the leaderboard of the main metric per generator and density (and graph and
+   data model, when there are several), then per generator over the whole grid,
+   with a figure;
 3. the Friedman tests and Nemenyi critical differences, with their diagrams;
 4. the rank shift from the reference generator (diagonal dominance when present)
-   to every other generator, as a table and a bump chart (and between data models
-   when there are several), and the agreement of the orderings;
-5. the recovery curves against the sample size, one figure per density;
+   to every other generator, as a table and a bump chart (and between graphs and
+   between data models when there are several), and the agreement of the orderings;
+5. the recovery curves against the sample size, one figure per density (and graph
+   and data model);
 6. the main metric against the difficulty of each true graph (its weakest edge);
 7. the fits that did not finish, grouped by message with counts;
 8. the package versions recorded with the rows and the study configuration.
@@ -33,6 +36,7 @@ missing.
 from __future__ import annotations
 
 import base64
+import itertools
 import json
 import os
 from collections.abc import Mapping, Sequence
@@ -114,22 +118,25 @@ class _Figures:
 def _curve_figures(
     frame: pd.DataFrame, metrics: list[str], figures: _Figures
 ) -> list[dict]:
-    """One figure per (data model, n_features, density), in that order."""
+    """One figure per (graph, data model, n_features, density), in that order."""
     from .plotting import plot_results
 
     several_p = frame["n_features"].nunique() > 1
+    graphs = sorted(frame["graph"].unique())
     models = sorted(frame["data_model"].unique())
     result = []
-    for model in models:
-        rows = frame[frame["data_model"] == model]
+    for graph, model in itertools.product(graphs, models):
+        rows = frame[(frame["graph"] == graph) & (frame["data_model"] == model)]
         for p in sorted(rows["n_features"].unique()):
             curves = plot_results(rows, metrics=metrics, n_features=int(p))
             for density, figure in curves.items():
                 label = "default" if density is None else f"{density:g}"
                 name = f"curves_density_{label}"
                 name += f"_p{p}" if several_p else ""
+                name += f"_{graph}" if len(graphs) > 1 else ""
                 name += f"_{model}" if len(models) > 1 else ""
                 where = f"p = {p}, density {label}"
+                where += f", graph {graph}" if len(graphs) > 1 else ""
                 where += f", data model {model}" if len(models) > 1 else ""
                 labels = ", ".join(get_metric(m).label for m in metrics)
                 result.append(
@@ -147,7 +154,8 @@ def _curve_figures(
 def _comparison_title(axis: str, source: str, target: str) -> str:
     if axis == "generator":
         return f"{source} \u2192 {target}"
-    return f"Data model {source} \u2192 {target}"
+    what = "Graph" if axis == "graph" else "Data model"
+    return f"{what} {source} \u2192 {target}"
 
 
 def _comparisons(analysis: Analysis, figures: _Figures | None) -> list[dict]:
@@ -271,6 +279,7 @@ def _context(
         "critical_differences": critical_difference_table(analysis.cd),
         "comparisons": _comparisons(analysis, figures),
         "several_data_models": frame["data_model"].nunique() > 1,
+        "several_graphs": frame["graph"].nunique() > 1,
         "agreement": agreement_table(analysis.comparisons),
         "failures": failure_table(frame),
         "versions": versions_table(frame),

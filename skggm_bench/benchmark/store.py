@@ -1,8 +1,8 @@
 """The results store: one SQLite file per study, written row by row, resumable.
 
 A benchmark study produces one *result row* per fit, identified by its grid
-coordinates (generator, data model, learner, density, n_features, n_samples,
-repeat). :class:`ResultStore` keeps these rows in an SQLite
+coordinates (generator, graph, data model, learner, density, n_features,
+n_samples, repeat). :class:`ResultStore` keeps these rows in an SQLite
 database (the standard library's :mod:`sqlite3`, no server) so that
 
 * rows are committed as soon as a task finishes: a crash or ``SIGKILL`` loses at most
@@ -28,8 +28,9 @@ file, works in a read-only folder, and refuses a file that is not a store.
 Schema
 ------
 ``results``: one column per fixed column of the result table (the harness's result
-schema: key, cell and outcome columns, typed TEXT, INTEGER or REAL; ``density`` is
-NULL for graph families without a density), and one REAL column per metric, added
+schema: key, cell and outcome columns, typed TEXT, INTEGER or REAL; ``graph`` is
+the name of the row's graph on the study's graph axis; ``density`` is NULL for rows
+drawn at their family's default density), and one REAL column per metric, added
 the first time a row carries it. ``meta``: key/value TEXT pairs
 (``schema_version``, ``study`` as JSON, ``created``).
 """
@@ -91,7 +92,7 @@ _CREATE_RESULTS = (
     + "\n)"
 )
 # SQLite treats NULLs as distinct in a UNIQUE constraint; indexing IFNULL(density, -1)
-# makes "no density" (fixed-structure graph families) one value, so such rows cannot
+# makes "no density" (a family's default density) one value, so such rows cannot
 # be duplicated either. -1 is never a valid density.
 _CREATE_KEY_INDEX = (
     "CREATE UNIQUE INDEX IF NOT EXISTS results_key ON results ("
@@ -179,13 +180,14 @@ class ResultStore:
     --------
     >>> from skggm_bench.benchmark.store import ResultStore
     >>> store = ResultStore(":memory:")
-    >>> row = dict(generator="dd", data_model="gaussian", learner="glasso",
+    >>> row = dict(generator="dd", graph="erdos_renyi", data_model="gaussian",
+    ...            learner="glasso",
     ...            density=0.1, n_features=10, n_samples=50, repeat=0, seed=7,
     ...            f1=0.5, fit_time=0.01, status="ok", message="", versions="{}")
     >>> store.append([row, row])          # the second copy has the same key
     1
     >>> len(store), sorted(store.completed_keys())
-    (1, [('dd', 'gaussian', 'glasso', 0.1, 10, 50, 0)])
+    (1, [('dd', 'erdos_renyi', 'gaussian', 'glasso', 0.1, 10, 50, 0)])
     >>> store.frame()[["learner", "f1", "status"]]
       learner   f1 status
     0  glasso  0.5     ok
@@ -403,9 +405,10 @@ class ResultStore:
         Examples
         --------
         >>> store = ResultStore(":memory:")
-        >>> store.append([dict(generator="g", data_model="gaussian", learner="l",
-        ...                    density=None, n_features=5, n_samples=9, repeat=0,
-        ...                    seed=1, status="failed", message="ValueError: boom")])
+        >>> store.append([dict(generator="g", graph="chain", data_model="gaussian",
+        ...                    learner="l", density=None, n_features=5,
+        ...                    n_samples=9, repeat=0, seed=1, status="failed",
+        ...                    message="ValueError: boom")])
         1
         """
         rows = [dict(row) for row in rows]
@@ -447,9 +450,9 @@ class ResultStore:
         Returns
         -------
         set of tuple
-            ``(generator, data_model, learner, density, n_features, n_samples,
-            repeat)``, with ``density`` a float, or ``None`` for graph families
-            without a density.
+            ``(generator, graph, data_model, learner, density, n_features,
+            n_samples, repeat)``, with ``density`` a float, or ``None`` for rows
+            drawn at their family's default density.
 
         Examples
         --------
@@ -478,7 +481,7 @@ class ResultStore:
         Examples
         --------
         >>> ResultStore(":memory:").frame().shape
-        (0, 18)
+        (0, 19)
         """
         import pandas as pd  # optional dependency, needed only for frames
 

@@ -20,7 +20,12 @@ import scipy.optimize
 
 from .. import graphs
 
-__all__ = ["GRAPH_FAMILIES", "family_graph", "graph_from_adjacency"]
+__all__ = [
+    "GRAPH_FAMILIES",
+    "family_graph",
+    "follows_density",
+    "graph_from_adjacency",
+]
 
 # Densities are compared with this slack so that e.g. ``density=2 / p`` computed in
 # floating point still counts as inside a family's achievable range.
@@ -219,6 +224,21 @@ def _lattice_shape(p: int, params: dict) -> dict:
             f"not n_features={p}"
         )
     return {"n_rows": int(n_rows), "n_cols": int(n_cols)}
+
+
+def follows_density(name: str, graph_params: dict) -> bool:
+    """Whether ``density`` drives family ``name`` with these parameters.
+
+    False for a fixed-structure family (chain, hub, ...) and for a density-driven
+    one whose parameters already fix its edges (e.g. ``band`` with ``bandwidth``):
+    both accept only ``density=None``.
+    """
+    family = _FAMILIES[name]
+    if family.density_parameter is None:
+        return False
+    return not any(
+        key in graph_params for key in (family.density_parameter, *family.alternatives)
+    )
 
 
 def family_graph(

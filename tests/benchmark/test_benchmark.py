@@ -463,13 +463,21 @@ def test_graph_callable_and_fixed_structure_family():
         np.fill_diagonal(adjacency, False)
         return adjacency
 
-    for graph in (two_cliques, "chain"):
+    # A callable is given the density (None: the family default, a NaN row
+    # density); a chain's structure is fixed: its rows record its own density,
+    # p - 1 edges over p (p - 1) / 2 pairs, whatever the densities axis says.
+    for graph, densities, expected in (
+        (two_cliques, (None,), np.nan),
+        ("chain", (0.3, 0.5), 2 / 10),
+    ):
         frame = (
-            tiny(graph=graph, densities=(None,), learners={"lw": LedoitWolf()})
+            tiny(graph=graph, densities=densities, learners={"lw": LedoitWolf()})
             .run()
             .frame
         )
-        assert (frame.status == "ok").all() and frame.density.isna().all()
+        assert (frame.status == "ok").all()
+        np.testing.assert_array_equal(frame.density, expected)
+        assert (frame.graph == getattr(graph, "__name__", graph)).all()
         assert len(frame) == 2 * 2 * 2
 
 
@@ -668,7 +676,12 @@ class NotAnEstimator:
         ({"generators": {"g": LedoitWolf()}}, TypeError, "no sample method"),
         ({"graph": "erdos"}, ValueError, "graph='erdos' is not a graph family"),
         ({"graph": 3}, TypeError, "graph must be a family name or a callable"),
-        ({"graph": "chain"}, ValueError, "cannot draw a graph.*chain.*fixed"),
+        (
+            {"graph": {"c": {"family": "cluster", "within_density": 0.5}}},
+            ValueError,
+            "graph 'c' with n_features=10: .*depends on the seed",
+        ),
+        ({"graph": "lattice", "graph_params": {"n_rows": 3}}, ValueError, "3 x 3"),
         ({"graph": "scale_free", "densities": 0.9}, ValueError, "not achievable"),
         ({"metrics": ("f1", "accuracy")}, ValueError, "unknown metric 'accuracy'"),
         ({"metrics": ("f1", "f1_score")}, ValueError, "lists 'f1' twice"),

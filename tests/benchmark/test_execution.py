@@ -6,7 +6,7 @@ from skggm_bench.benchmark._tasks import Cell, Fit
 
 def fits(learners, densities=(0.1, 0.3), sizes=(50, 200), repeats=2):
     return [
-        Fit(Cell("g", 20, density, repeat), "gaussian", n, learner)
+        Fit(Cell("g", "er", 20, density, repeat), "gaussian", n, learner)
         for learner in learners
         for density in densities
         for n in sizes

@@ -331,10 +331,16 @@ def test_shrinkage_beats_the_sample_covariance_when_n_is_below_p(covariance_stud
     # estimators have a far smaller Frobenius risk than the sample covariance.
     assert means["ledoit_wolf"] < means["empirical"]
     assert means["oas"] < means["empirical"]
-    for generator, group in small.groupby("generator"):
-        board = leaderboard(group, "frobenius_loss", by=("n_samples",))
-        positions = dict(zip(board.learner, board.position, strict=True))
-        assert positions["empirical"] == 3, (generator, positions)
+    # Diagonally dominant matrices are well conditioned, where shrinkage towards a
+    # scaled identity wins in every block; the ill-conditioned covariances of
+    # triangulated orthogonalization are not, and there the sample covariance
+    # beats both shrinkage estimators in a few blocks (about one in four over
+    # seeds 0-2), so its rank there is left to the pooled means above.
+    board = leaderboard(
+        small[small.generator == "dd"], "frobenius_loss", by=("n_samples",)
+    )
+    positions = dict(zip(board.learner, board.position, strict=True))
+    assert positions["empirical"] == 3, positions
     # The sample covariance is singular at n < p: its KL divergence and Stein's loss
     # are infinite, the row is still ok, and it ranks last on them.
     assert np.isinf(small.loc[small.learner == "empirical", "kl_divergence"]).all()

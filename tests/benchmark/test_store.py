@@ -23,12 +23,13 @@ from skggm_bench.benchmark._schema import (
 )
 from skggm_bench.benchmark.store import ResultStore, StoreError, StudyMismatchError
 
-KEY = ("dd", "gaussian", "glasso")
+KEY = ("dd", "erdos_renyi", "gaussian", "glasso")
 
 
 def make_row(**changes):
     row = {
         "generator": "dd",
+        "graph": "erdos_renyi",
         "data_model": "gaussian",
         "learner": "glasso",
         "density": 0.1,
@@ -218,9 +219,9 @@ def test_frame_reads_while_another_connection_writes(path):
     writer = sqlite3.connect(path, isolation_level=None)
     writer.execute("BEGIN IMMEDIATE")
     writer.execute(
-        "INSERT INTO results (generator, data_model, learner, density, n_features, "
-        "n_samples, repeat, seed, status) VALUES ('dd', 'gaussian', 'glasso', 0.1, "
-        "10, 50, 9, 1, 'ok')"
+        "INSERT INTO results (generator, graph, data_model, learner, density, "
+        "n_features, n_samples, repeat, seed, status) VALUES ('dd', 'erdos_renyi', "
+        "'gaussian', 'glasso', 0.1, 10, 50, 9, 1, 'ok')"
     )
     assert len(ResultStore(path).frame()) == 1  # uncommitted row not visible
     writer.execute("COMMIT")

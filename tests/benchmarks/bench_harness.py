@@ -129,7 +129,9 @@ def draw_time(bench: Benchmark) -> float:
     for generator in bench.generators.values():
         for density in bench.densities:
             for repeat in range(bench.n_repeats):
-                seed = cell_seed(bench.random_state, bench.n_features, density, repeat)
+                seed = cell_seed(
+                    bench.random_state, "erdos_renyi", bench.n_features, density, repeat
+                )
                 graph = draw_graph("erdos_renyi", bench.n_features, density, {}, seed)
                 truth = draw_model(graph.adjacency, generator, bench.model, seed)
                 draw_latent(truth, max(bench.n_samples), seed)
