@@ -5,10 +5,11 @@ Every sampler is a :class:`GraphicalModelGenerator`: ``fit(graph)`` then
 """
 
 from ._base import GraphicalModelGenerator
+from ._mcmc import PoorMixingWarning
 from .baselines import CholeskyProduct, EigenShift
 from .diagonal_dominance import DiagonalDominance
 from .g_wishart import GWishart
-from .hit_and_run import HitAndRunUniform, PoorMixingWarning
+from .hit_and_run import HitAndRunUniform
 from .partial_orthogonalization import PartialOrthogonalization
 from .spectral_control import SpectralControl
 from .triangulated_orthogonalization import TriangulatedOrthogonalization

@@ -49,6 +49,11 @@ class GraphicalModelGenerator(BaseEstimator):
     (2, 4, 4)
     """
 
+    # Samplers whose raw draws are exactly symmetric, with exact zeros and the
+    # promised diagonal (tests/generators/test_common.py checks the raw output of
+    # every sampler) skip the cleaning pass, a third of the cost of a fast sampler.
+    _pattern_exact_by_construction = False
+
     @property
     def _unit_diagonal(self) -> bool:
         """Whether draws promise a unit diagonal (correlation scale).
@@ -108,6 +113,8 @@ class GraphicalModelGenerator(BaseEstimator):
         if getattr(self, "sparse_output", False):
             return [self._sample_sparse(self._rng) for _ in range(n_samples)]
         matrices = self._sample(n_samples, self._rng)
+        if self._pattern_exact_by_construction:
+            return matrices
         return _enforce_pattern(matrices, self.adjacency_, self._unit_diagonal)
 
     def iter_samples(
@@ -193,11 +200,22 @@ def _enforce_pattern(
     is not bitwise symmetric and orthogonalised rows leave ~1e-16 residues); the
     contract promises them exactly, so they are imposed here once for everyone.
     """
-    matrices = matrices + np.swapaxes(matrices, -1, -2)
-    matrices *= 0.5
-    off_graph = ~adjacency
-    np.fill_diagonal(off_graph, False)
-    matrices[:, off_graph] = 0.0
+    # One multiplication both halves the symmetrised sum and zeroes the non-edges
+    # (a boolean-mask assignment is several times slower on large batches); the
+    # passes run on chunks of about 8 MB, which stay in cache.
+    half_on_graph = np.where(adjacency, 0.5, 0.0)
+    np.fill_diagonal(half_on_graph, 0.5)
+    p = adjacency.shape[0]
+    chunk = max(1, 2**20 // (p * p))
+    cleaned = np.empty_like(matrices, dtype=np.float64)
+    for start in range(0, matrices.shape[0], chunk):
+        block = cleaned[start : start + chunk]
+        raw = matrices[start : start + chunk]
+        np.add(raw, np.swapaxes(raw, -1, -2), out=block)
+        block *= half_on_graph
+        # x * 0.0 is -0.0 for negative x; adding +0.0 turns every zero into +0.0.
+        block += 0.0
+    matrices = cleaned
     if unit_diagonal:
         index = np.arange(adjacency.shape[0])
         matrices[:, index, index] = 1.0

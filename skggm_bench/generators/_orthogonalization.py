@@ -1,197 +1,231 @@
-"""Partial orthogonalization of the rows of a batch of square factors.
+"""Partial orthogonalization of random rows, batched across draws.
 
-Shared by :class:`PartialOrthogonalization` (i.i.d. Gaussian factor) and
-:class:`TriangulatedOrthogonalization` (uniform chordal Cholesky factor).
+Shared by :class:`PartialOrthogonalization` (Gaussian rows) and
+:class:`TriangulatedOrthogonalization` (rows of a uniform chordal factor).
 
-For each row ``i`` in turn, ``q_i`` is projected off the span of the already
-processed rows ``q_j`` with ``j`` in ``S`` (``j < i`` and ``j`` not adjacent to
-``i``), then normalised. With ``M`` the Gram matrix of the processed rows (the
-output itself) and ``c = Q_S q_i``, the projection is ``Q_S^T M_SS^{-1} c``.
+The paper's algorithm takes rows ``u_0, ..., u_{p-1}`` and, for each ``i`` in turn,
+projects ``u_i`` off the span of the processed rows ``q_j`` with ``j`` in ``S_i``
+(``j < i`` not adjacent to ``i``) and normalises it; the draw is ``M = Q Q^T``.
 
-Solving with ``M_SS`` afresh for every row costs ``O(|S|^3)``, which is
-``O(p^4)`` per matrix on sparse graphs. Instead the inverse ``K`` of the Gram
-matrix of *all* earlier rows is kept up to date by bordering (``O(i^2)`` per row),
-and ``M_SS^{-1}`` is obtained from it by the Schur-complement identity
+*Only inner products matter.* Every step reads the rows through inner products,
+so ``M`` is a function of ``W = U U^T`` alone and the rows may be replaced by any
+``R`` with ``R R^T = W``; we take ``R`` lower triangular (the Cholesky factor of
+``W``, or directly a Bartlett factor when the rows are Gaussian). Then ``Q`` is lower
+triangular too: it is the Cholesky factor of ``M``.
 
-    M_SS^{-1} c = (K c~)_S - K_SN K_NN^{-1} (K c~)_N,    c~ = [c on S, 0 on N],
+*One row in closed form.* Write ``r_i = (rho, r_ii)`` with ``rho`` in ``R^i`` and let
+``V = Q_{<i}^{-1}`` (lower triangular). Its columns ``v_j`` are dual to the processed
+rows (``q_k . v_j = delta_kj``), so the orthogonal complement of ``span(q_S)`` in
+``R^i`` is spanned by the columns ``Z = V[:, N]``, ``N`` the earlier neighbours of
+``i``. The residual of ``rho`` is its projection on them, ``Z e`` with
 
-where ``N`` are the earlier *neighbours* of ``i``: only a ``|N| x |N|`` system is
-solved. The total is ``O(p^3)`` per matrix. Maintaining ``K`` is memory-bound,
-though, so when the direct solves are small (dense graphs, small ``p``) they are
-cheaper: a cost model computed from the graph picks one strategy per call.
-Orthogonality is checked on the explicit rows either way, and a second pass
-corrects what rounding left over.
+    y = Z^T rho,    K_NN = Z^T Z  (= (M_{<i}^{-1})_NN),    e = K_NN^{-1} y,
+
+and, with ``nu^2 = r_ii^2 + y . e`` the squared norm of the residual row,
+
+    m_iN = e / nu,    m_iS = 0,    q_i = (Z e / nu, r_ii / nu).
+
+Each row costs a gather of ``|N|`` columns of ``V`` and an ``|N| x |N|`` solve; the
+exact zeros, the unit diagonal and the symmetry of ``M`` hold by construction. No
+row can vanish: ``nu >= r_ii > 0``.
+
+*Blocks of rows.* ``V`` grows by one row per processed row. Rows are processed in
+blocks of ``_BLOCK_ROWS``: inside a block, with ``Q = [[Q0, 0], [Qb, Qbb]]``,
+
+    V = [[V0, 0], [-Vbb Qb V0, Vbb]],     Vbb = Qbb^{-1},
+
+so the rows of ``V`` inside the block are needed only on the columns ``N`` of the
+current row (``-Vbb (Qb V0[:, N])``, small) and the block's rows of ``V`` are written
+once at its end by one matrix product (BLAS level 3), instead of one level-2 update
+per row. The total is ``O(p^3)`` per draw, mostly in those products.
+
+*Batched across draws.* All draws share the graph, hence the index sets and the
+shapes of every product and solve: each step is one batched NumPy call over the
+draws, on chunks of draws small enough for the working arrays to stay in cache.
+``docs/performance.md`` has the measured costs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 
-# A row whose norm after projection falls below this fraction of its norm before is
-# treated as numerically vanished: the orthogonality of what is left would be
-# dominated by rounding.
-_VANISHING_RATIO = 1e-8
-# A second projection pass is done when the first leaves inner products larger than
-# this (relative to the row norm): "twice is enough" re-orthogonalisation.
-_REORTHOGONALISE_ABOVE = 1e-12
-# Relative cost of maintaining K (per squared row index) against one cubed size of a
-# direct solve. Calibrated by timing both strategies (one BLAS thread): bordering
-# wins when this is below 64 for ER(100, 0.05), 288 for ER(400, 0.0125) and 738 for
-# ER(1000, 0.005), and loses above 31 for ER(100, 0.25) and 5 for ER(30, 0.3).
-_BORDERING_COST = 45.0
+__all__ = [
+    "earlier_neighbours",
+    "orthogonalized_gram",
+    "strictly_lower",
+]
+
+# Rows per block. The block-end product costs O(b0^2 B) and the in-block work per row
+# O(b0 |N| B); 32 was within a few per cent of the best of 8 to 256 at p = 100
+# (density 0.25) and p = 2000 (average degree 5), one BLAS thread.
+_BLOCK_ROWS = 32
+# Draws per chunk: 2^20 entries (8 MB) per (chunk, p, p) working array keeps the
+# gathers in this machine's cache; measured 1.4x faster than whole batches of 1000
+# draws at p = 100.
+_CHUNK_ENTRIES = 2**20
 
 
-def earlier_non_neighbours(adjacency: np.ndarray) -> list[np.ndarray]:
-    """For each row ``i``, the indices ``j < i`` that are not adjacent to ``i``."""
+def earlier_neighbours(adjacency: np.ndarray) -> list[np.ndarray]:
+    """For each node ``i``, its neighbours ``j < i`` in increasing order."""
     p = adjacency.shape[0]
-    return [np.flatnonzero(~adjacency[i, :i]) for i in range(p)]
+    return [np.flatnonzero(adjacency[i, :i]) for i in range(p)]
 
 
-def orthogonalize_rows(
-    factors: np.ndarray,
-    non_neighbours: list[np.ndarray],
-    redraw_row: Callable[[int, np.ndarray], np.ndarray] | None = None,
-    max_redraws: int = 10,
+def strictly_lower(factors: np.ndarray) -> np.ndarray:
+    """The strictly lower triangles of ``(n, p, p)`` matrices, packed row by row.
+
+    Row ``i`` occupies ``[i (i - 1) / 2, i (i + 1) / 2)`` of the last axis.
+    """
+    rows, cols = np.tril_indices(factors.shape[-1], -1)
+    return factors[:, rows, cols]
+
+
+def orthogonalized_gram(
+    diagonal: np.ndarray,
+    lower: np.ndarray,
+    neighbours: list[np.ndarray],
+    chunk_size: int | None = None,
 ) -> np.ndarray:
-    """Partially orthogonalise, in place, and return ``Q Q^T`` for each factor.
+    """``M = Q Q^T`` for the rows of lower triangular factors, partially orthogonalised.
 
     Parameters
     ----------
-    factors : ndarray of shape (n, p, p)
-        Rows are the vectors ``q_i``; modified in place (normalised, projected).
-    non_neighbours : list of ndarray
-        ``non_neighbours[i]`` lists the earlier rows ``q_i`` must be orthogonal to.
-    redraw_row : callable, optional
-        ``redraw_row(i, mask)`` returns fresh rows ``i`` for the samples selected by
-        the boolean ``mask``; used when a row vanishes numerically. Without it, a
-        vanishing row is an error (the caller's distribution cannot be preserved).
-    max_redraws : int
-        Bound on redraws of one row before giving up.
+    diagonal : ndarray of shape (n, p)
+        Positive diagonals ``r_ii`` of the factors.
+    lower : ndarray of shape (n, p (p - 1) / 2)
+        Their strictly lower triangles, packed as by :func:`strictly_lower`.
+    neighbours : list of ndarray
+        ``neighbours[i]``: the earlier neighbours of ``i``, sorted
+        (:func:`earlier_neighbours`); row ``i`` is made orthogonal to every other
+        earlier row.
+    chunk_size : int, optional
+        Draws processed together; by default as many as keep the working arrays
+        near 8 MB. The result does not depend on it beyond rounding.
 
     Returns
     -------
     gram : ndarray of shape (n, p, p)
-        ``Q Q^T`` with unit diagonal.
+        Symmetric, unit diagonal, exact zeros at the non-edges.
     """
-    n, p, _ = factors.shape
+    n, p = diagonal.shape
+    if chunk_size is None:
+        chunk_size = max(1, _CHUNK_ENTRIES // (p * p))
     gram = np.zeros((n, p, p))
-    inverse = np.zeros((n, p, p)) if _prefer_bordering(non_neighbours) else None
-    for i in range(p):
-        remove = non_neighbours[i]
-        keep = np.setdiff1d(np.arange(i), remove, assume_unique=True)
-        for attempt in range(max_redraws + 1):
-            if inverse is None:
-                vanished = _project_direct(factors, gram, i, remove)
-            else:
-                vanished = _project_bordered(factors, inverse, i, remove, keep)
-            if not vanished.any():
-                break
-            if redraw_row is None or attempt == max_redraws:
-                raise np.linalg.LinAlgError(
-                    f"row {i} became numerically zero after orthogonalisation against "
-                    f"{remove.size} earlier rows"
-                    + ("" if redraw_row is None else f" in {max_redraws} redraws")
-                )
-            factors[vanished, i] = redraw_row(i, vanished)
-        column = (factors[:, :i] @ factors[:, i, :, None])[..., 0]
-        gram[:, :i, i] = column
-        gram[:, i, :i] = column
-        gram[:, i, i] = 1.0
-        if inverse is not None:
-            _border_inverse(inverse, column, i)
+    for start in range(0, n, chunk_size):
+        stop = min(start + chunk_size, n)
+        _orthogonalize_chunk(
+            diagonal[start:stop], lower[start:stop], neighbours, gram[start:stop]
+        )
+    index = np.arange(p)
+    gram[:, index, index] = 1.0
     return gram
 
 
-def _prefer_bordering(non_neighbours: list[np.ndarray]) -> bool:
-    """Whether maintaining ``K`` beats one direct ``|S| x |S|`` solve per row."""
-    removed = np.array([s.size for s in non_neighbours], dtype=float)
-    earlier = np.arange(len(non_neighbours), dtype=float)
-    kept = earlier - removed
-    direct = np.sum(removed**3)
-    bordered = np.sum(_BORDERING_COST * earlier**2 + np.where(removed > 0, kept**3, 0))
-    return bordered < direct
+def _orthogonalize_chunk(
+    diagonal: np.ndarray,
+    lower: np.ndarray,
+    neighbours: list[np.ndarray],
+    gram: np.ndarray,
+) -> None:
+    """Fill the off-diagonal entries of ``gram`` for one chunk of draws."""
+    c, p = diagonal.shape
+    # inverse_t[:, j, :] is column j of V = Q^{-1} (V transposed): the columns a row
+    # gathers are then contiguous rows of this array.
+    inverse_t = np.zeros((c, p, p))
+    for b0 in range(0, p, _BLOCK_ROWS):
+        block = _Block(inverse_t[:, :b0, :b0], min(_BLOCK_ROWS, p - b0))
+        for i in range(b0, b0 + block.size):
+            packed = lower[:, i * (i - 1) // 2 : i * (i + 1) // 2]
+            block.add_row(i, neighbours[i], diagonal[:, i], packed, gram)
+        block.write_inverse(inverse_t)
+    # Rows wrote only their strictly lower part (one scattered column write per row
+    # is slow); the upper triangle is its transpose, added in one pass.
+    gram += np.swapaxes(gram, 1, 2)
 
 
-def _border_inverse(inverse: np.ndarray, column: np.ndarray, i: int) -> None:
-    """Grow ``K = M[:i, :i]^{-1}`` to ``M[:i+1, :i+1]^{-1}`` in place.
+class _Block:
+    """One block of rows ``[b0, b0 + size)`` of ``Q``, processed row by row.
 
-    ``M`` has a unit diagonal, so the new Schur complement is ``1 - b^T K b``.
+    Holds the block's rows of ``Q`` on the columns before the block (``Qb``) and the
+    inverse ``Vbb`` of its diagonal part, grown one row at a time; the rows before
+    the block are known through ``V0^T``.
     """
-    if i == 0:
-        inverse[:, 0, 0] = 1.0
-        return
-    block = inverse[:, :i, :i]
-    k_column = (block @ column[..., None])[..., 0]
-    schur = 1.0 - np.einsum("ni,ni->n", column, k_column)
-    block += (k_column[:, :, None] * k_column[:, None, :]) / schur[:, None, None]
-    inverse[:, :i, i] = -k_column / schur[:, None]
-    inverse[:, i, :i] = inverse[:, :i, i]
-    inverse[:, i, i] = 1.0 / schur
 
+    def __init__(self, inverse_t_before: np.ndarray, size: int) -> None:
+        c, b0, _ = inverse_t_before.shape
+        self.inverse_t_before = inverse_t_before
+        self.b0, self.size, self.t = b0, size, 0
+        self.q_before = np.zeros((c, size, b0))
+        self.block_inverse = np.zeros((c, size, size))
 
-def _project_direct(
-    factors: np.ndarray, gram: np.ndarray, i: int, remove: np.ndarray
-) -> np.ndarray:
-    """Project row ``i`` off the rows ``remove`` by solving with ``M_SS``."""
-    row = factors[:, i]
-    earlier = factors[:, :i]
-    norm_before = np.linalg.norm(row, axis=1)
-    if remove.size:
-        gram_block = gram[:, remove[:, None], remove[None, :]]
-        weights = np.zeros((row.shape[0], 1, i))
-        for _ in range(2):
-            inner = (earlier @ row[..., None])[:, remove, 0]
-            scale = np.linalg.norm(row, axis=1)
-            if np.all(np.abs(inner) <= _REORTHOGONALISE_ABOVE * scale[:, None]):
-                break
-            solved = np.linalg.solve(gram_block, inner[..., None])
-            weights[:, 0, remove] = solved[..., 0]
-            row = row - (weights @ earlier)[:, 0]
-    return _normalise(factors, i, row, norm_before)
+    def add_row(
+        self,
+        i: int,
+        neighbours: np.ndarray,
+        r_ii: np.ndarray,
+        rho: np.ndarray,
+        gram: np.ndarray,
+    ) -> None:
+        """Process row ``i``: write ``m_iN`` into ``gram`` and grow the factors.
 
+        ``Z = V[:i, N]`` is ``[V0[:, N1], 0]`` on the rows before the block
+        (``N1``: the neighbours before it, ``N2`` those inside) and ``Zb`` on the
+        block's rows.
+        """
+        b0, t = self.b0, self.t
+        self.t += 1
+        block_inverse = self.block_inverse
+        if neighbours.size == 0:
+            # Orthogonal to every earlier row: q_i = e_i, nothing to write.
+            block_inverse[:, t, t] = 1.0
+            return
+        a1 = int(np.searchsorted(neighbours, b0))
+        a = neighbours.size
+        c = r_ii.shape[0]
+        # Stack rho in front of the columns of Z, [rho, Z]; then one product per
+        # part gives K_NN = Z^T Z and y = Z^T rho at once.
+        before = np.empty((c, 1 + a1, b0))  # [rho, V0[:, N1]]^T
+        before[:, 0] = rho[:, :b0]
+        before[:, 1:] = self.inverse_t_before[:, neighbours[:a1]]
+        inside = np.empty((c, t, 1 + a))  # [rho, Zb] on the block's rows
+        inside[:, :, 0] = rho[:, b0:]
+        if a1 and t:
+            # V[block rows, N1] = -Vbb (Qb V0[:, N1]).
+            projected = self.q_before[:, :t] @ np.swapaxes(before[:, 1:], 1, 2)
+            inside[:, :, 1 : 1 + a1] = -(block_inverse[:, :t, :t] @ projected)
+        else:
+            inside[:, :, 1 : 1 + a1] = 0.0
+        inside[:, :, 1 + a1 :] = block_inverse[:, :t, neighbours[a1:] - b0]
+        products = np.swapaxes(inside, 1, 2) @ inside
+        if a1:
+            products[:, : 1 + a1, : 1 + a1] += before @ np.swapaxes(before, 1, 2)
+        y = products[:, 1:, 0]
+        e = np.linalg.solve(products[:, 1:, 1:], y[..., None])[..., 0]
+        nu = np.sqrt(r_ii * r_ii + np.einsum("ca,ca->c", y, e))
+        m = e / nu[:, None]
+        gram[:, i, neighbours] = m
+        # Row i of Q: Z m on the earlier columns, r_ii / nu on the diagonal.
+        if a1:
+            self.q_before[:, t] = (m[:, None, :a1] @ before[:, 1:])[:, 0]
+        q_inside = (inside[:, :, 1:] @ m[..., None])[..., 0]
+        q_ii = r_ii / nu
+        # Row t of Vbb = Qbb^{-1}, from row t of Qbb Vbb = I.
+        block_inverse[:, t, :t] = (
+            -(q_inside[:, None, :] @ block_inverse[:, :t, :t])[:, 0] / q_ii[:, None]
+        )
+        block_inverse[:, t, t] = 1.0 / q_ii
 
-def _project_bordered(
-    factors: np.ndarray,
-    inverse: np.ndarray,
-    i: int,
-    remove: np.ndarray,
-    keep: np.ndarray,
-) -> np.ndarray:
-    """Project row ``i`` off the rows ``remove`` through ``K`` (Schur identity).
+    def write_inverse(self, inverse_t: np.ndarray) -> None:
+        """Store the block's rows of ``V`` (transposed) once all its rows are done.
 
-    In both strategies products are taken with the contiguous block of all earlier
-    rows rather than with a gathered copy of the rows in ``remove``: the extra
-    flops cost less than copying ``|remove| x p`` values per sample.
-    """
-    row = factors[:, i]
-    earlier = factors[:, :i]
-    norm_before = np.linalg.norm(row, axis=1)
-    if remove.size:
-        block = inverse[:, :i, :i]
-        neighbour_block = inverse[:, keep[:, None], keep[None, :]]
-        for _ in range(2):
-            inner = (earlier @ row[..., None])[..., 0]
-            inner[:, keep] = 0.0
-            scale = np.linalg.norm(row, axis=1)
-            if np.all(np.abs(inner) <= _REORTHOGONALISE_ABOVE * scale[:, None]):
-                break
-            weights = (block @ inner[..., None])[..., 0]
-            if keep.size:
-                correction = np.linalg.solve(neighbour_block, weights[:, keep, None])
-                weights -= (inverse[:, :i, keep] @ correction)[..., 0]
-                weights[:, keep] = 0.0
-            row = row - (weights[:, None, :] @ earlier)[:, 0]
-    return _normalise(factors, i, row, norm_before)
-
-
-def _normalise(
-    factors: np.ndarray, i: int, row: np.ndarray, norm_before: np.ndarray
-) -> np.ndarray:
-    """Store the normalised row ``i``; return which samples' rows vanished."""
-    norm_after = np.linalg.norm(row, axis=1)
-    vanished = norm_after <= _VANISHING_RATIO * norm_before
-    safe = np.where(vanished, 1.0, norm_after)
-    factors[:, i] = row / safe[:, None]
-    return vanished
+        ``V[block, :b0] = -Vbb Qb V0``, i.e. transposed ``-(V0^T Qb^T) Vbb^T``: the
+        level-3 product that replaces one rank-one update per row.
+        """
+        b0, b1 = self.b0, self.b0 + self.size
+        block_inverse_t = np.swapaxes(self.block_inverse, 1, 2)
+        if b0:
+            inverse_t[:, :b0, b0:b1] = (
+                -(self.inverse_t_before @ np.swapaxes(self.q_before, 1, 2))
+                @ block_inverse_t
+            )
+        inverse_t[:, b0:b1, b0:b1] = block_inverse_t

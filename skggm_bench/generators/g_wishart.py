@@ -41,6 +41,12 @@ chi-square / normal product and accepting with probability ``w`` is an exact
 accept-reject sampler (Wang & Carvalho, 2010). Its acceptance rate falls with the
 amount of fill-in; the sampler stops with an error when it would be wasteful.
 
+``method="gibbs"`` is a blocked Gibbs sampler on the free entries (one node's row
+per move, exact conditional draws; ``_g_wishart_gibbs``): a Markov chain whose
+stationary law is exactly ``W_G(df, D)`` on any graph, with the diagnostics of
+:class:`HitAndRunUniform`. The default ``method="auto"`` uses it where the exact
+accept-reject would be too wasteful.
+
 ``method="lenkoski"`` is BDgraph's ``rgwish`` algorithm (Lenkoski, 2013): complete
 an inverse-Wishart draw into the matrix agreeing with it on the free entries whose
 inverse vanishes off ``G``. It is fast on any graph but **not** exactly G-Wishart
@@ -49,6 +55,7 @@ inverse vanishes off ``G``. It is fast on any graph but **not** exactly G-Wishar
 
 from __future__ import annotations
 
+import warnings
 from numbers import Integral, Real
 from typing import Any
 
@@ -57,6 +64,15 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..graphs import triangulate
 from ._base import GraphicalModelGenerator
+from ._g_wishart_gibbs import GibbsChains
+from ._mcmc import (
+    ChainDraws,
+    PoorMixingWarning,
+    max_or_nan,
+    min_or_nan,
+    mixing_problems,
+    single_threaded_blas,
+)
 
 __all__ = ["GWishart", "complete_covariance", "sample_wishart"]
 
@@ -64,6 +80,20 @@ __all__ = ["GWishart", "complete_covariance", "sample_wishart"]
 _PILOT_PROPOSALS = 2000
 # Bound on the proposals held in memory at once (entries of (batch, p, p) arrays).
 _MAX_BATCH_ENTRIES = 2**23
+# Gibbs defaults, in sweeps (one move per node). Started from Lenkoski draws, which
+# are close to the target, log det K is stationary from the first sweeps (mean over
+# sweeps 1-3 within 0.5 of its stationary value on the 4-cycle, the 3x3 grid,
+# G(30, 0.3) and G(100, 0.1)). One sweep between draws leaves lag-1
+# autocorrelations near noise level (largest 0.012 to 0.044), but on G(100, 0.1)
+# the effective sample size per draw is then 0.84 (median over the free entries;
+# 0.66 at worst); two sweeps give 0.99 (0.82 at worst), what independent draws
+# give to this estimator (0.99, 0.83). docs/performance.md has the measurements.
+_GIBBS_BURN_IN = 20
+_GIBBS_THINNING = 2
+
+
+class _LowAcceptance(RuntimeError):
+    """The exact accept-reject sampler accepts too few proposals to be used."""
 
 
 def sample_wishart(
@@ -156,32 +186,35 @@ def complete_covariance(
     >>> bool(abs(np.linalg.inv(W[0])[0, 2]) < 1e-10)
     True
     """
-    n_samples, p, _ = sigma.shape
+    n_samples = sigma.shape[0]
     completion = sigma.copy()
     threshold = tol * np.max(np.diagonal(sigma, axis1=1, axis2=2), axis=1)
     active = np.arange(n_samples)
-    nodes = np.arange(p)
+    # Right-hand sides sigma[N, j] never change; they are re-gathered only when
+    # the set of unconverged matrices shrinks.
+    all_targets = [sigma[:, nbrs, j, None] for j, nbrs in enumerate(neighbours)]
+    targets = all_targets
     for sweep in range(1, max_iter + 1):
         current = completion[active]
-        target = sigma[active]
         change = np.zeros(active.size)
-        for j, nbrs in enumerate(neighbours):
-            others = nodes != j
+        for j, (nbrs, target) in enumerate(zip(neighbours, targets, strict=True)):
             if nbrs.size == 0:
                 # W[-j, j] = 0: an isolated node is independent of the rest.
-                new_column = np.zeros((active.size, p))
+                new = np.zeros((active.size, current.shape[1]))
             else:
-                beta = np.linalg.solve(
-                    current[:, nbrs[:, None], nbrs], target[:, nbrs, j, None]
-                )
-                new_column = (current[:, :, nbrs] @ beta)[:, :, 0]
-            new_column[:, j] = current[:, j, j]
-            moved = np.abs(new_column[:, others] - current[:, others, j])
-            change = np.maximum(change, moved.max(axis=1, initial=0.0))
-            current[:, :, j] = new_column
-            current[:, j, :] = new_column
+                # W is symmetric: work on its rows, which are contiguous.
+                rows = current[:, nbrs, :]
+                beta = np.linalg.solve(rows[:, :, nbrs], target)
+                new = (np.swapaxes(beta, 1, 2) @ rows)[:, 0, :]
+            new[:, j] = current[:, j, j]
+            np.maximum(change, np.abs(new - current[:, j, :]).max(axis=1), out=change)
+            current[:, j, :] = new
+            current[:, :, j] = new
         completion[active] = current
-        active = active[change > threshold[active]]
+        unconverged = change > threshold[active]
+        if not unconverged.all():
+            active = active[unconverged]
+            targets = [target[active] for target in all_targets]
         if active.size == 0:
             return completion, sweep
     raise RuntimeError(
@@ -327,8 +360,8 @@ class GWishart(GraphicalModelGenerator):
     ``K[i, i] ~ chi2(df) / scale[i, i]``. It is the conjugate prior of Gaussian
     graphical models and the usual random model of Bayesian structure learning.
 
-    With ``method="exact"`` (the default) draws are independent and exactly
-    G-Wishart, with no Markov chain and no convergence tolerance:
+    With ``method="exact"`` draws are independent and exactly G-Wishart, with no
+    Markov chain and no convergence tolerance:
 
     * on a chordal graph, by a closed-form Bartlett-type construction of the
       Cholesky factor along a perfect elimination ordering (Roverato, 2002;
@@ -338,8 +371,24 @@ class GWishart(GraphicalModelGenerator):
       minimum-fill triangulation. The acceptance rate falls with the fill-in
       (measured with ``scale=None``, ``df=3``: 89% on the 4-cycle, 52% on the 3x3
       grid, 15% on a G(15, 0.3) graph, 3% on a G(50, 0.05) graph, essentially 0
-      with several hundred fill edges). Below ``min_acceptance`` a
-      ``RuntimeError`` suggests ``method="lenkoski"``.
+      with several hundred fill edges). Below ``min_acceptance`` it stops with a
+      ``RuntimeError``.
+
+    ``method="gibbs"`` runs ``n_chains`` Markov chains whose stationary law is
+    exactly the G-Wishart law, on any graph: a blocked Gibbs sampler (in the spirit
+    of Wang & Li, 2012) whose moves redraw one node's diagonal entry and edge
+    entries jointly from their exact conditional law (a chi-square and a Gaussian;
+    see ``skggm_bench/generators/_g_wishart_gibbs.py``). ``fit`` starts the chains
+    from Lenkoski draws and runs the burn-in; ``sample`` continues them, with the
+    R-hat, effective sample size and lag-1 checks of :class:`HitAndRunUniform`
+    (``diagnostics_``, :class:`PoorMixingWarning`). One sweep costs ``O(p^3)`` per
+    chain.
+
+    ``method="auto"`` (the default) is ``"exact"`` until the accept-reject falls
+    below ``min_acceptance``, then switches to ``"gibbs"`` with a ``UserWarning``
+    that says so: independent exact draws where they are affordable, a provably
+    correct Markov chain elsewhere (e.g. on G(50, 0.1) or G(100, 0.1), where no
+    proposal of thousands is accepted). ``method_`` tells which one made the draws.
 
     ``method="lenkoski"`` runs BDgraph's ``rgwish`` algorithm (the direct sampler of
     Lenkoski, 2013): complete a draw ``Sigma = Psi^{-1}``,
@@ -358,15 +407,16 @@ class GWishart(GraphicalModelGenerator):
     scale : array-like of shape (p, p) or None, default=None
         Symmetric positive definite scale matrix ``D``; the identity if None.
         Only its diagonal and its entries on the edges affect the law.
-    method : {"exact", "lenkoski"}, default="exact"
+    method : {"auto", "exact", "gibbs", "lenkoski"}, default="auto"
         Sampling algorithm, see above.
     unit_diagonal : bool, default=False
         If True, return ``diag(K)^{-1/2} K diag(K)^{-1/2}`` (same zeros, unit
         diagonal, off-diagonal entries equal to minus the partial correlations)
         instead of the G-Wishart draw itself.
     min_acceptance : float, default=1e-3
-        ``method="exact"`` on non-chordal graphs: after 2000 proposals, stop with a
-        ``RuntimeError`` if fewer than this fraction were accepted.
+        Exact sampling on non-chordal graphs: after 2000 proposals, if fewer than
+        this fraction were accepted, ``method="exact"`` stops with a
+        ``RuntimeError`` and ``method="auto"`` switches to ``"gibbs"``.
     tol : float, default=1e-8
         Convergence tolerance of the covariance completions (used by
         ``method="lenkoski"``, and at fit time to complete a non-diagonal
@@ -374,6 +424,12 @@ class GWishart(GraphicalModelGenerator):
     max_iter : int, default=1000
         Maximum number of sweeps of a completion; a ``RuntimeError`` is raised if
         it has not converged by then.
+    n_chains : int, default=4
+        Gibbs chains run in lockstep; R-hat compares them.
+    n_burn_in : int or None, default=None
+        Gibbs burn-in, in sweeps (one move per node); None means 20.
+    thinning : int or None, default=None
+        Gibbs sweeps between two returned draws of a chain; None means 2.
     random_state : int, RandomState instance or None, default=None
         Controls the draws.
 
@@ -395,11 +451,27 @@ class GWishart(GraphicalModelGenerator):
     n_iter_ : int
         Completion sweeps used by the last call to :meth:`sample`
         (``method="lenkoski"``; 0 otherwise).
+    method_ : str
+        The method that made the last draws: ``"exact"``, ``"gibbs"`` or
+        ``"lenkoski"``.
+    effective_sample_size_ : ndarray of shape (p + n_edges,)
+        Gibbs only: bulk effective sample size of every free entry (diagonal, then
+        the edges ``(i, j)``, ``i < j``, in row-major order) over the draws since the
+        chains started. Set by :meth:`sample`.
+    r_hat_ : ndarray of shape (p + n_edges,)
+        Gibbs only: rank-normalised split R-hat of the same entries.
+    diagnostics_ : dict
+        Gibbs only: the summary of :class:`HitAndRunUniform`'s ``diagnostics_``
+        for ``K`` (``n_draws``, ``n_chains``, ``min_effective_sample_size``,
+        ``max_r_hat``, ``r_hat_threshold``, ``lag1_autocorrelation``,
+        ``max_lag1_autocorrelation``, ``log_det_effective_sample_size``,
+        ``log_det_r_hat``, ``n_moves``, ``warnings``).
 
     See Also
     --------
     UniformChordal : Uniform correlation matrices on a chordal graph.
     SpectralControl : Shift draws to a target condition number.
+    HitAndRunUniform : The same chain diagnostics, for the uniform law.
 
     Notes
     -----
@@ -431,6 +503,10 @@ class GWishart(GraphicalModelGenerator):
 
     A. Lenkoski. A direct sampler for G-Wishart variates. Stat 2:119-128, 2013.
 
+    H. Wang, S. Z. Li. Efficient Gaussian graphical model determination under
+    G-Wishart prior distributions. Electronic Journal of Statistics 6:168-198,
+    2012.
+
     Examples
     --------
     >>> import networkx as nx
@@ -449,11 +525,14 @@ class GWishart(GraphicalModelGenerator):
     _parameter_constraints: dict = {
         "df": [Interval(Real, 0, None, closed="neither")],
         "scale": [None, "array-like"],
-        "method": [StrOptions({"exact", "lenkoski"})],
+        "method": [StrOptions({"auto", "exact", "gibbs", "lenkoski"})],
         "unit_diagonal": ["boolean"],
         "min_acceptance": [Interval(Real, 0, 1, closed="neither")],
         "tol": [Interval(Real, 0, None, closed="neither")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "n_chains": [Interval(Integral, 1, None, closed="left")],
+        "n_burn_in": [Interval(Integral, 0, None, closed="left"), None],
+        "thinning": [Interval(Integral, 1, None, closed="left"), None],
         "random_state": ["random_state"],
     }
 
@@ -462,11 +541,14 @@ class GWishart(GraphicalModelGenerator):
         df: float = 3.0,
         scale: Any = None,
         *,
-        method: str = "exact",
+        method: str = "auto",
         unit_diagonal: bool = False,
         min_acceptance: float = 1e-3,
         tol: float = 1e-8,
         max_iter: int = 1000,
+        n_chains: int = 4,
+        n_burn_in: int | None = None,
+        thinning: int | None = None,
         random_state: int | np.random.RandomState | None = None,
     ) -> None:
         self.df = df
@@ -476,6 +558,9 @@ class GWishart(GraphicalModelGenerator):
         self.min_acceptance = min_acceptance
         self.tol = tol
         self.max_iter = max_iter
+        self.n_chains = n_chains
+        self.n_burn_in = n_burn_in
+        self.thinning = thinning
         self.random_state = random_state
 
     def _fit(self, adjacency: np.ndarray) -> None:
@@ -489,8 +574,16 @@ class GWishart(GraphicalModelGenerator):
         self.ordering_ = perfect[::-1].copy()
         self.acceptance_rate_ = 1.0
         self.n_iter_ = 0
-        if self.method == "lenkoski":
-            self._wishart_cholesky = np.linalg.cholesky(np.linalg.inv(self.scale_))
+        for attribute in ("effective_sample_size_", "r_hat_", "diagnostics_"):
+            if hasattr(self, attribute):
+                delattr(self, attribute)
+        # Lenkoski's sampler also makes the starting points of the Gibbs chains.
+        self._wishart_cholesky = np.linalg.cholesky(np.linalg.inv(self.scale_))
+        self.method_ = "exact" if self.method == "auto" else self.method
+        if self.method_ == "lenkoski":
+            return
+        if self.method_ == "gibbs":
+            self._start_gibbs()
             return
         order = np.ix_(self.ordering_, self.ordering_)
         if self.n_fill_edges_ == 0:
@@ -511,14 +604,37 @@ class GWishart(GraphicalModelGenerator):
         self._rows = _RejectionRows(adjacency[order], triangulation[order], factor)
 
     def _sample(self, n_samples: int, rng: np.random.RandomState) -> np.ndarray:
-        if self.method == "lenkoski":
+        precision = None
+        if self.method_ == "exact":
+            try:
+                factor = self._sample_exact_factor(n_samples, rng)
+            except _LowAcceptance as exc:
+                if self.method == "exact":
+                    raise RuntimeError(
+                        f"{exc} Use method='gibbs' (exact in the limit, Markov "
+                        "chain), method='lenkoski' (fast, approximate), a chordal "
+                        "graph, or a smaller min_acceptance."
+                    ) from None
+                warnings.warn(
+                    f"{exc} Switching to method='gibbs': a blocked Gibbs sampler "
+                    "whose stationary law is exactly G-Wishart; its draws come from "
+                    f"{self.n_chains} Markov chains (see diagnostics_ for R-hat and "
+                    "effective sample sizes). Pass method='gibbs' to skip the exact "
+                    "attempt, or method='exact' to get an error instead.",
+                    UserWarning,
+                    stacklevel=3,
+                )
+                self.method_ = "gibbs"
+                self._start_gibbs()
+            else:
+                precision_ordered = np.swapaxes(factor, -1, -2) @ factor
+                position = np.empty_like(self.ordering_)
+                position[self.ordering_] = np.arange(self.ordering_.size)
+                precision = precision_ordered[:, position[:, None], position]
+        if self.method_ == "gibbs":
+            precision = self._sample_gibbs(n_samples)
+        elif self.method_ == "lenkoski":
             precision = self._sample_lenkoski(n_samples, rng)
-        else:
-            factor = self._sample_exact_factor(n_samples, rng)
-            precision_ordered = np.swapaxes(factor, -1, -2) @ factor
-            position = np.empty_like(self.ordering_)
-            position[self.ordering_] = np.arange(self.ordering_.size)
-            precision = precision_ordered[:, position[:, None], position]
         if self.unit_diagonal:
             scale = 1.0 / np.sqrt(np.diagonal(precision, axis1=1, axis2=2))
             precision = precision * scale[:, :, None] * scale[:, None, :]
@@ -545,15 +661,70 @@ class GWishart(GraphicalModelGenerator):
                 n_proposed >= _PILOT_PROPOSALS
                 and n_accepted < self.min_acceptance * n_proposed
             ):
-                raise RuntimeError(
+                raise _LowAcceptance(
                     f"exact G-Wishart sampling accepted {n_accepted} of {n_proposed} "
                     f"proposals (below min_acceptance={self.min_acceptance:g}): the "
                     f"triangulation adds {self.n_fill_edges_} fill edges to this "
-                    "non-chordal graph. Use method='lenkoski' (fast, approximate), "
-                    "a chordal graph, or a smaller min_acceptance."
+                    "non-chordal graph."
                 )
         self.acceptance_rate_ = n_accepted / n_proposed
         return np.concatenate(accepted)[:n_samples]
+
+    def _start_gibbs(self) -> None:
+        """Start the Gibbs chains from Lenkoski draws and run the burn-in."""
+        adjacency = self.adjacency_
+        starts = self._sample_lenkoski(self.n_chains, self._rng)
+        self.n_iter_ = 0
+        self.acceptance_rate_ = 1.0
+        self.n_burn_in_ = _GIBBS_BURN_IN if self.n_burn_in is None else self.n_burn_in
+        self.thinning_ = _GIBBS_THINNING if self.thinning is None else self.thinning
+        self._chains = GibbsChains(
+            starts, adjacency, float(self.df), self.scale_, self._rng
+        )
+        with single_threaded_blas():
+            for _ in range(self.n_burn_in_):
+                self._chains.sweep()
+        n_monitored = self._chains.monitored().shape[1]
+        self._draws = ChainDraws(adjacency.shape, self.n_chains, n_monitored)
+
+    def _sample_gibbs(self, n_samples: int) -> np.ndarray:
+        with single_threaded_blas():
+            draws = self._draws.take(n_samples, self._next_gibbs_round)
+        if self._draws.diagnostics_due:
+            self._update_gibbs_diagnostics()
+        return draws
+
+    def _next_gibbs_round(self) -> tuple[np.ndarray, np.ndarray]:
+        for _ in range(self.thinning_):
+            self._chains.sweep()
+        return self._chains.precision, self._chains.monitored()
+
+    def _update_gibbs_diagnostics(self) -> None:
+        summary, traces = self._draws.diagnose()
+        chains = self._chains
+        p = self.n_nodes_
+        names = [f"K[{i}, {i}]" for i in range(p)]
+        names += [f"K[{i}, {j}]" for i, j in zip(chains.rows, chains.cols, strict=True)]
+        names.append("log det K")
+        self.effective_sample_size_ = summary["ess"][:-1]
+        self.r_hat_ = summary["r_hat"][:-1]
+        lag1 = summary["lag1"][:-1]
+        messages = mixing_problems(summary, names, "increase thinning (or n_burn_in)")
+        self.diagnostics_ = {
+            "n_draws": int(traces.shape[0] * traces.shape[1]),
+            "n_chains": int(traces.shape[1]),
+            "min_effective_sample_size": min_or_nan(self.effective_sample_size_),
+            "max_r_hat": max_or_nan(self.r_hat_),
+            "r_hat_threshold": float(summary["r_hat_threshold"]),
+            "lag1_autocorrelation": lag1,
+            "max_lag1_autocorrelation": max_or_nan(lag1),
+            "log_det_effective_sample_size": float(summary["ess"][-1]),
+            "log_det_r_hat": float(summary["r_hat"][-1]),
+            "n_moves": chains.n_moves,
+            "warnings": messages,
+        }
+        for message in messages:
+            warnings.warn(message, PoorMixingWarning, stacklevel=5)
 
     def _sample_lenkoski(
         self, n_samples: int, rng: np.random.RandomState

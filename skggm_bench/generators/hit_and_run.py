@@ -36,29 +36,43 @@ as ``x = L^{-T} z`` with ``B_NN = L L^T`` and ``z`` uniform in the unit ball.
 removes the strong coupling between the entries of a row that slows the edge move
 down on dense graphs (measured in ``docs/hit_and_run.md``).
 
+Cost. The rank-2 updates of a sweep are kept aside and applied to ``K`` 32 at a
+time by one matrix product (``_low_rank_inverse``): still ``O(p^2)`` per move, but
+at matrix-product speed instead of one memory-bound pass over ``K`` per move.
+``log det M`` is updated with every move from the determinant ratio it already
+computes.
+
 Numerical care. Rank-2 updates lose accuracy when ``M`` comes back from a nearly
 singular state (``K`` was huge and the update cancels it), so the inverse of a
 chain is recomputed from ``M`` (Cholesky, which also certifies positive
-definiteness) after every sweep, and sooner when the largest diagonal entry of
-``K`` has fallen by more than ``_REFRESH_GROWTH`` since its peak. A draw landing
-within ``_BOUNDARY_MARGIN`` (relative) of the boundary of its section is checked
-with an exact Cholesky factorisation and redrawn if rounding put it outside.
+definiteness) after every sweep (every ``ceil(p / 125)`` sweeps for larger graphs,
+where it would otherwise cost as much as the moves), and sooner when the largest
+diagonal entry of ``K`` has fallen by more than ``_REFRESH_GROWTH`` since its peak.
+A draw landing within ``_BOUNDARY_MARGIN`` (relative) of the boundary of its
+section is checked with an exact Cholesky factorisation and redrawn if rounding
+put it outside.
 """
 
 from __future__ import annotations
 
-import math
 import warnings
-from collections import deque
 from numbers import Integral
 from typing import Any
 
 import numpy as np
-from scipy import fft, stats
+from scipy.linalg import lapack
 from sklearn.utils._param_validation import Interval, StrOptions
-from threadpoolctl import threadpool_limits
 
 from ._base import GraphicalModelGenerator
+from ._low_rank_inverse import LowRankInverse, inverse_and_log_det
+from ._mcmc import (
+    ChainDraws,
+    PoorMixingWarning,
+    max_or_nan,
+    min_or_nan,
+    mixing_problems,
+    single_threaded_blas,
+)
 from .triangulated_orthogonalization import TriangulatedOrthogonalization
 
 __all__ = ["HitAndRunUniform", "PoorMixingWarning"]
@@ -75,56 +89,39 @@ _BOUNDARY_MARGIN = 1e-4
 # cancelled entries this much larger than the current ones, and their rounding
 # errors are now this much larger relative to K. Measured on ER(100, 0.05) edge
 # moves: 1e2 gives a drift of ~1e-9 for refreshes after ~1.4% of the moves, 1e3 a
-# drift of ~3e-7 for 0.6%.
-_REFRESH_GROWTH = 1e2
+# drift of ~3e-7 for 0.6%. Node moves are far less sensitive (the update is
+# computed from a freshly factorised block): with 1e4, the drift measured at most
+# 1.3e-8 on ER(100, 0.05), K10 and ER(30, 0.3) (3.5e-9, 8.6e-10, 1.3e-8; 1e2 gave
+# 3.4e-10, 3.2e-10, 1.1e-9) and 5.8e-9 on ER(1000, 0.01), where 1e2 refreshed every
+# chain 17 times per sweep.
+_REFRESH_GROWTH = {"node": 1e4, "edge": 1e2}
+# Sweeps between two scheduled recomputations: one up to p = 125, then ceil(p / 125)
+# (an O(p^3) recomputation per chain costs about as much as a sweep of moves). At
+# p = 1000 (every 8 sweeps) the drift found at the recomputations measured 1e-8.
+_REFRESH_NODES_PER_SWEEP = 125
 # Relative drift of the updated inverse (measured at every scheduled refresh) above
 # which a RuntimeWarning is raised: a tenth of the boundary margin, so the check
 # still catches exits. Uniform draws on dense graphs visit states with condition
 # numbers up to ~1e9, where even an exact inversion is only accurate to ~1e-7: the
 # measured drift is 1e-9 typically and reaches ~1e-6 in rare such states.
 _DRIFT_TOLERANCE = 1e-5
+# Rank-2 updates of the inverse kept aside before one product applies them all:
+# the cost per move stays O(p^2) but runs at matrix-product speed. 32 moves: reads
+# cost O(p) per pending column, and the product is already efficient at rank 64
+# (54 us per column at p = 1000, against 59 at rank 32 and 90 at rank 8).
+_PENDING_UPDATE_COLUMNS = 64
+# ... from this size on; below it each term is applied at once (measured with 4
+# chains, CPU time: pending terms 10-20% slower on graphs of 9 to 15 nodes, no
+# faster at p = 100, 1.5 times faster at p = 200).
+_PENDING_FROM_P = 128
+# K += -u u^T + v v^T, u = k / sqrt(k_ii), v = y / sqrt(slack): the node move.
+_NODE_MOVE_SIGNS = np.array([-1.0, 1.0])
 # Defaults, in sweeps (one sweep = one move per node, or per edge, in random order,
 # so every edge entry is redrawn at least once per sweep and the number of moves in
 # a burn-in scales with the size of the graph). Chosen from the autocorrelations
 # measured in docs/hit_and_run.md.
 _DEFAULT_BURN_IN = {"node": 20, "edge": 100}
 _DEFAULT_THINNING = {"node": 1, "edge": 20}
-# The diagnostics use at most this many stored values (rounds x chains x entries)
-# of the most recent draws, to bound memory on large graphs.
-_HISTORY_MAX_VALUES = 2_000_000
-# ... and are recomputed after a sample() call once the number of rounds has grown
-# by this fraction since they were last computed.
-_DIAGNOSTICS_GROWTH = 0.1
-# Level of the calibrated tests behind the warnings (Bonferroni over the monitored
-# quantities): a chain that mixes well triggers a warning with probability < 1e-3.
-_WARNING_LEVEL = 1e-3
-# Conventional floor on R-hat (Vehtari et al. 2021): disagreement between chains
-# below 1% is never worth a warning, however many draws there are.
-_R_HAT_FLOOR = 1.01
-# Lag-1 autocorrelation promised for consecutive draws of a chain.
-_LAG1_PROMISE = 0.05
-# ESS below this fraction of the number of draws means the draws are far from the
-# promised near-independence (an AR(1) chain with lag-1 autocorrelation 1/3).
-_ESS_FRACTION = 0.5
-# ESS estimates need this many draws in total before they are trusted for a warning
-# (below it the Geyer truncation alone scatters ESS/N by tens of per cent).
-_ESS_MIN_DRAWS = 2000
-
-
-class PoorMixingWarning(UserWarning):
-    """The Markov chains behind a sample show signs of poor mixing.
-
-    Raised by :class:`HitAndRunUniform` when R-hat across chains, the effective
-    sample size or the lag-1 autocorrelation of the returned draws fail calibrated
-    checks. The draws are still valid states of the chains, but they may be
-    autocorrelated or not yet representative of the uniform law.
-
-    Examples
-    --------
-    >>> from skggm_bench.generators.hit_and_run import PoorMixingWarning
-    >>> issubclass(PoorMixingWarning, UserWarning)
-    True
-    """
 
 
 class HitAndRunUniform(GraphicalModelGenerator):
@@ -246,6 +243,10 @@ class HitAndRunUniform(GraphicalModelGenerator):
     True
     """
 
+    # The chains' states are the draws: moves write m_ij and m_ji from the same
+    # value, never touch a non-edge or the diagonal, and start from exact draws.
+    _pattern_exact_by_construction = True
+
     _parameter_constraints: dict = {
         "move": [StrOptions({"node", "edge"})],
         "n_burn_in": [Interval(Integral, 0, None, closed="left"), None],
@@ -289,14 +290,10 @@ class HitAndRunUniform(GraphicalModelGenerator):
         self._chains = _Chains(
             self._starting_points(adjacency), adjacency, self.move, self._rng
         )
-        with _single_threaded_blas():
+        with single_threaded_blas():
             for _ in range(self.n_burn_in_):
                 self._chains.sweep()
-        self._pending = np.empty((0, *adjacency.shape))
-        rounds_kept = max(4, _HISTORY_MAX_VALUES // (self.n_chains * (rows.size + 1)))
-        self._history: deque[np.ndarray] = deque(maxlen=rounds_kept)
-        self._n_rounds = 0
-        self._n_rounds_diagnosed = 0
+        self._draws = ChainDraws(adjacency.shape, self.n_chains, rows.size + 1)
 
     def _starting_points(self, adjacency: np.ndarray) -> np.ndarray:
         p = adjacency.shape[0]
@@ -308,33 +305,19 @@ class HitAndRunUniform(GraphicalModelGenerator):
     # ----------------------------------------------------------------- sampling
 
     def _sample(self, n_samples: int, rng: np.random.RandomState) -> np.ndarray:
-        n_new = n_samples - self._pending.shape[0]
-        if n_new <= 0:
-            draws, self._pending = np.split(self._pending, [n_samples])
-            return draws
-        n_rounds = -(-n_new // self.n_chains)
-        rounds = np.empty((n_rounds, *self._chains.matrix.shape))
-        with _single_threaded_blas():
-            for r in range(n_rounds):
-                for _ in range(self.thinning_):
-                    self._chains.sweep()
-                rounds[r] = self._chains.matrix
-                self._history.append(self._chains.monitored())
-        produced = rounds.reshape(-1, *rounds.shape[2:])
-        draws = np.concatenate([self._pending, produced[:n_new]])
-        self._pending = produced[n_new:]
-        self._n_rounds += n_rounds
-        # Diagnostics cost time proportional to the stored history; recomputing
-        # them only once it grew by a fixed fraction keeps a loop of small
-        # sample() calls linear in the number of draws.
-        if self._n_rounds >= (1.0 + _DIAGNOSTICS_GROWTH) * self._n_rounds_diagnosed:
+        with single_threaded_blas():
+            draws = self._draws.take(n_samples, self._next_round)
+        if self._draws.diagnostics_due:
             self._update_diagnostics()
-            self._n_rounds_diagnosed = self._n_rounds
         return draws
 
+    def _next_round(self) -> tuple[np.ndarray, np.ndarray]:
+        for _ in range(self.thinning_):
+            self._chains.sweep()
+        return self._chains.matrix, self._chains.monitored()
+
     def _update_diagnostics(self) -> None:
-        traces = np.stack(self._history)  # (rounds, chains, edges + 1)
-        summary = _mixing_diagnostics(traces)
+        summary, traces = self._draws.diagnose()
         n_edges = self.edges_.shape[0]
         self.effective_sample_size_ = summary["ess"][:n_edges]
         self.r_hat_ = summary["r_hat"][:n_edges]
@@ -344,15 +327,15 @@ class HitAndRunUniform(GraphicalModelGenerator):
         advice = "increase thinning (or n_burn_in)" + (
             ", or use move='node'" if self.move == "edge" else ""
         )
-        messages = _mixing_problems(summary, names, advice)
+        messages = mixing_problems(summary, names, advice)
         self.diagnostics_ = {
             "n_draws": int(traces.shape[0] * traces.shape[1]),
             "n_chains": int(traces.shape[1]),
-            "min_effective_sample_size": _min_or_nan(self.effective_sample_size_),
-            "max_r_hat": _max_or_nan(self.r_hat_),
+            "min_effective_sample_size": min_or_nan(self.effective_sample_size_),
+            "max_r_hat": max_or_nan(self.r_hat_),
             "r_hat_threshold": float(summary["r_hat_threshold"]),
             "lag1_autocorrelation": lag1,
-            "max_lag1_autocorrelation": _max_or_nan(lag1),
+            "max_lag1_autocorrelation": max_or_nan(lag1),
             "log_det_effective_sample_size": float(summary["ess"][-1]),
             "log_det_r_hat": float(summary["r_hat"][-1]),
             "acceptance_rate": 1.0,
@@ -374,27 +357,6 @@ class HitAndRunUniform(GraphicalModelGenerator):
                 RuntimeWarning,
                 stacklevel=4,
             )
-
-
-def _single_threaded_blas() -> threadpool_limits:
-    """BLAS limited to one thread while the chains run.
-
-    Every operation in a move is small (rank-2 products, factorisations of
-    ``(degree x degree)`` blocks, per-sweep inversions of ``p x p`` matrices), too
-    small to gain from threads; but a multithreaded OpenBLAS on a busy 2-core
-    machine made single runs of the issue's benchmark (p = 100) up to 16 times
-    slower, erratically (tests/benchmarks/bench_hit_and_run.py, docs/hit_and_run.md).
-    threadpoolctl is a dependency of scikit-learn.
-    """
-    return threadpool_limits(limits=1, user_api="blas")
-
-
-def _min_or_nan(values: np.ndarray) -> float:
-    return float(values.min()) if values.size else math.nan
-
-
-def _max_or_nan(values: np.ndarray) -> float:
-    return float(values.max()) if values.size else math.nan
 
 
 # -------------------------------------------------------------------------- moves
@@ -441,12 +403,16 @@ class _Chains:
         rng: np.random.RandomState,
     ) -> None:
         self.matrix = np.array(starts, dtype=np.float64)
-        self.inverse = np.empty_like(self.matrix)
+        pending = (
+            _PENDING_UPDATE_COLUMNS if adjacency.shape[0] >= _PENDING_FROM_P else 0
+        )
+        self.lazy_inverse = LowRankInverse(np.zeros_like(self.matrix), pending)
         self.log_det = np.zeros(self.matrix.shape[0])
         self.rng = rng
         self.move = move
         self.rows, self.cols = np.nonzero(np.triu(adjacency, 1))
         self.neighbours = [np.flatnonzero(row) for row in adjacency]
+        self.stencils = [np.r_[i, nbrs] for i, nbrs in enumerate(self.neighbours)]
         self.nodes = np.flatnonzero(adjacency.any(axis=1))
         self.n_moves = 0
         self.n_refreshes = 0
@@ -454,11 +420,18 @@ class _Chains:
         self.n_boundary_redraws = 0
         self.max_drift = 0.0
         self.peak_diagonal = np.ones(self.n_chains)
+        self.refresh_every = -(-self.matrix.shape[1] // _REFRESH_NODES_PER_SWEEP)
+        self.n_sweeps = 0
         self.refresh(measure_drift=False)
 
     @property
     def n_chains(self) -> int:
         return self.matrix.shape[0]
+
+    @property
+    def inverse(self) -> np.ndarray:
+        """``K = M^{-1}`` of every chain (pending updates folded in)."""
+        return self.lazy_inverse.dense()
 
     def monitored(self) -> np.ndarray:
         """Edge entries and ``log det M`` of every chain, shape (chains, edges + 1)."""
@@ -476,47 +449,41 @@ class _Chains:
             for edge, fraction in zip(order, fractions, strict=True):
                 self.edge_move(self.rows[edge], self.cols[edge], fraction)
             self.n_moves += order.size * self.n_chains
-        self.refresh()
+        self.n_sweeps += 1
+        if self.n_sweeps % self.refresh_every == 0:
+            self.refresh()
 
     # -- exact recomputation of the inverse
 
     def refresh(self, chains: Any = slice(None), measure_drift: bool = True) -> None:
         """Recompute ``K`` (and ``log det M``) of ``chains`` from ``M`` exactly."""
-        matrix = self.matrix[chains]
         try:
-            cholesky = np.linalg.cholesky(matrix)
+            fresh, log_det = inverse_and_log_det(self.matrix[chains])
         except np.linalg.LinAlgError as exc:  # pragma: no cover - safety net
             raise RuntimeError(
                 "a HitAndRunUniform chain left the positive definite set; this is "
                 "a numerical failure that should not happen, please report it"
             ) from exc
-        fresh = np.linalg.inv(matrix)
-        fresh = 0.5 * (fresh + np.swapaxes(fresh, 1, 2))
         if measure_drift:
             error = np.abs(self.inverse[chains] - fresh).max(axis=(1, 2))
             scale = np.abs(fresh).max(axis=(1, 2))
             self.max_drift = max(self.max_drift, float((error / scale).max()))
-        self.inverse[chains] = fresh
-        self.log_det[chains] = 2.0 * np.log(
-            np.diagonal(cholesky, axis1=1, axis2=2)
-        ).sum(axis=1)
+        self.lazy_inverse.assign(chains, fresh)
+        self.log_det[chains] = log_det
         self.peak_diagonal[chains] = np.diagonal(fresh, axis1=1, axis2=2).max(axis=1)
         self.n_refreshes += int(np.arange(self.n_chains)[chains].size)
 
     def _refresh_if_cancelling(self) -> None:
         """Refresh chains whose inverse shrank a lot since its peak (see module)."""
-        current = np.diagonal(self.inverse, axis1=1, axis2=2).max(axis=1)
+        current = self.lazy_inverse.diagonal.max(axis=1)
         np.maximum(self.peak_diagonal, current, out=self.peak_diagonal)
-        stale = self.peak_diagonal > _REFRESH_GROWTH * current
+        stale = self.peak_diagonal > _REFRESH_GROWTH[self.move] * current
         if stale.any():
             self.refresh(np.flatnonzero(stale), measure_drift=False)
 
     def _is_positive_definite(self, chain: int) -> bool:
-        try:
-            np.linalg.cholesky(self.matrix[chain])
-        except np.linalg.LinAlgError:
-            return False
-        return True
+        # LAPACK directly: numpy's cholesky raises, and costs a copy, on failure.
+        return lapack.dpotrf(self.matrix[chain], lower=True)[1] == 0
 
     def _finish_move(self, near: np.ndarray, whole_batch: bool, restore, redo) -> None:
         """Exact check of the chains ``near`` the boundary, then drift control.
@@ -535,7 +502,6 @@ class _Chains:
                 restore(chain)
                 self.refresh([chain], measure_drift=False)
                 redo(chain)
-            self.refresh([chain], measure_drift=False)
         if whole_batch:
             self._refresh_if_cancelling()
 
@@ -550,13 +516,14 @@ class _Chains:
     ) -> None:
         """Move ``m_ij`` uniformly on its feasible interval, in every chain."""
         index = slice(None) if chains is None else chains
-        inverse = self.inverse[index]
-        k_ii, k_jj, k_ij = inverse[:, i, i], inverse[:, j, j], inverse[:, i, j]
+        pair_rows = self.lazy_inverse.rows(np.array([i, j]), index)  # rows i, j of K
+        k_ii, k_jj, k_ij = pair_rows[:, 0, i], pair_rows[:, 1, j], pair_rows[:, 0, j]
         if not np.all(k_ii * k_jj > k_ij * k_ij):
             # Rounding broke the 2 x 2 block's definiteness: recompute exactly.
             self.refresh(index, measure_drift=False)
-            inverse = self.inverse[index]
-            k_ii, k_jj, k_ij = inverse[:, i, i], inverse[:, j, j], inverse[:, i, j]
+            pair_rows = self.lazy_inverse.rows(np.array([i, j]), index)
+            k_ii, k_jj = pair_rows[:, 0, i], pair_rows[:, 1, j]
+            k_ij = pair_rows[:, 0, j]
         root = np.sqrt(k_ii * k_jj)
         lower, upper = _edge_interval(k_ii, k_jj, k_ij)
         step = lower + (upper - lower) * fraction
@@ -566,18 +533,15 @@ class _Chains:
         weights[:, 0, 0] = -scale * step * k_jj
         weights[:, 1, 1] = -scale * step * k_ii
         weights[:, 0, 1] = weights[:, 1, 0] = scale * (1.0 + step * k_ij)
-        pair_rows = inverse[:, [i, j], :]  # rows i, j of K = its columns
-        # The symmetric form R^T W R keeps K symmetric (the column-row form lets
-        # rounding asymmetries grow); contiguous operands keep the product fast.
-        pair_columns = np.ascontiguousarray(np.swapaxes(pair_rows, 1, 2))
-        inverse -= pair_columns @ (weights @ pair_rows)
+        # K -= R^T W R, R = rows i, j of K: the symmetric form keeps K symmetric
+        # (the column-row form lets rounding asymmetries grow).
+        self.lazy_inverse.add(np.swapaxes(pair_rows, 1, 2), -weights, index)
+        self.log_det[index] += np.log(ratio)  # det M(t) / det M
         old = self.matrix[index, i, j].copy()  # a view would see the update
         new = old + step
         if chains is None:
-            self.inverse = inverse
             self.matrix[:, i, j] = self.matrix[:, j, i] = new
         else:
-            self.inverse[chains] = inverse
             self.matrix[chains, i, j] = self.matrix[chains, j, i] = new
         chain_ids = np.arange(self.n_chains) if chains is None else chains
 
@@ -599,16 +563,29 @@ class _Chains:
         """Redraw all edge entries of ``node`` uniformly on their ellipsoid."""
         index = slice(None) if chains is None else chains
         neighbours = self.neighbours[node]
-        inverse = self.inverse[index]
-        n_chains, degree = inverse.shape[0], neighbours.size
-        row = inverse[:, node, :].copy()
+        lazy = self.lazy_inverse
+        # Rows i and N of K: the gathered rows of K0 plus the pending terms, of
+        # which only row i and (below) the combination x^T K[N, :] are expanded to
+        # full length, O(p t) each.
+        stencil = self.stencils[node]
+        base_rows = lazy.base[index][:, stencil, :]
+        pending = lazy.pending_weights(stencil, index)  # (c, t, 1 + d)
+        row = base_rows[:, 0]
+        if lazy.used:
+            row += lazy.expand(np.swapaxes(pending[:, :, :1], 1, 2), index)[:, 0]
+        n_chains, degree = row.shape[0], neighbours.size
         k_ii = row[:, node].copy()
         k_n = row[:, neighbours]
         # B_NN = (M_{-i,-i})^{-1} restricted to the neighbours.
         schur_inverse = (
-            inverse[:, neighbours[:, None], neighbours]
+            base_rows[:, 1:, neighbours]
             - k_n[:, :, None] * (k_n / k_ii[:, None])[:, None, :]
         )
+        if lazy.used:
+            schur_inverse += (
+                np.swapaxes(pending[:, :, 1:], 1, 2)
+                @ (lazy.vectors[index][:, : lazy.used, neighbours])
+            )
         try:
             factor = np.linalg.cholesky(schur_inverse)
         except np.linalg.LinAlgError as exc:
@@ -625,21 +602,25 @@ class _Chains:
         values = np.linalg.solve(np.swapaxes(factor, 1, 2), ball[:, :, None])[:, :, 0]
         slack = 1.0 - squared_radius  # new Schur complement 1 - x^T B_NN x
         # y = B x, B = K_{-i,-i} - k k^T / k_ii; y_i = -1 completes the new inverse.
-        y = (values[:, None, :] @ inverse[:, neighbours, :])[:, 0, :]
+        y = (values[:, None, :] @ base_rows[:, 1:])[:, 0]
+        if lazy.used:
+            y += lazy.expand(
+                np.swapaxes(pending[:, :, 1:] @ values[:, :, None], 1, 2), index
+            )[:, 0]
         y -= row * (np.einsum("cd,cd->c", k_n, values) / k_ii)[:, None]
         y[:, node] = -1.0
-        row /= np.sqrt(k_ii)[:, None]
-        y /= np.sqrt(slack)[:, None]
-        # K' = K - k k^T / k_ii + y y^T / slack, as one batched (p x 2)(2 x p) product
-        # on contiguous operands (strided ones make it several times slower).
-        inverse += np.stack([-row, y], axis=2) @ np.stack([row, y], axis=1)
+        # K' = K - k k^T / k_ii + y y^T / slack.
+        terms = np.empty((n_chains, 2, row.shape[1]))
+        np.multiply(row, (1.0 / np.sqrt(k_ii))[:, None], out=terms[:, 0])
+        np.multiply(y, (1.0 / np.sqrt(slack))[:, None], out=terms[:, 1])
+        lazy.add_signed(terms, _NODE_MOVE_SIGNS, index)
+        # det M = det M_{-i,-i} * (Schur complement), which was 1 / k_ii.
+        self.log_det[index] += np.log(slack) + np.log(k_ii)
         old = self.matrix[index, node, :][:, neighbours].copy()
         if chains is None:
-            self.inverse = inverse
             self.matrix[:, node, neighbours] = values
             self.matrix[:, neighbours, node] = values
         else:
-            self.inverse[chains] = inverse
             self.matrix[chains[:, None], node, neighbours] = values
             self.matrix[chains[:, None], neighbours, node] = values
         chain_ids = np.arange(self.n_chains) if chains is None else chains
@@ -654,136 +635,3 @@ class _Chains:
 
         near = slack < _BOUNDARY_MARGIN
         self._finish_move(chain_ids[near], chains is None, restore, redo)
-
-
-# -------------------------------------------------------------------- diagnostics
-
-
-def _autocorrelation(traces: np.ndarray) -> np.ndarray:
-    """Multi-chain autocorrelation ``rho_t`` of (n, chains, q) traces, shape (n, q).
-
-    ``rho_t = 1 - (W - mean_c acov_c(t)) / var_plus`` (Vehtari et al. 2021, eq. 10),
-    with ``W`` the mean within-chain variance and ``var_plus`` the pooled variance
-    estimate; it is the within-chain autocorrelation when the chains agree and is
-    pulled up when they do not. Autocovariances via FFT.
-    """
-    n, n_chains = traces.shape[:2]
-    centred = traces - traces.mean(axis=0)
-    size = fft.next_fast_len(2 * n)
-    spectrum = fft.rfft(centred, n=size, axis=0)
-    autocovariance = fft.irfft(spectrum * spectrum.conj(), n=size, axis=0)[:n] / n
-    within = autocovariance[0].mean(axis=0) * n / (n - 1)
-    between = traces.mean(axis=0).var(axis=0, ddof=1) if n_chains > 1 else 0.0
-    var_plus = within * (n - 1) / n + between
-    with np.errstate(invalid="ignore", divide="ignore"):
-        rho = 1.0 - (within - autocovariance.mean(axis=1)) / var_plus
-    rho[0] = 1.0
-    return rho
-
-
-def _effective_sample_size(traces: np.ndarray) -> np.ndarray:
-    """ESS by Geyer's initial monotone sequence on the multi-chain ``rho_t``."""
-    n, n_chains = traces.shape[:2]
-    rho = _autocorrelation(traces)
-    n_pairs = n // 2
-    pairs = rho[0 : 2 * n_pairs : 2] + rho[1 : 2 * n_pairs : 2]
-    positive = np.cumprod(pairs > 0, axis=0).astype(bool)
-    monotone = np.minimum.accumulate(np.where(positive, pairs, 0.0), axis=0)
-    tau = -1.0 + 2.0 * monotone.sum(axis=0)
-    total = n * n_chains
-    # Stan's cap: an antithetic chain cannot claim more than N log10(N) draws.
-    tau = np.maximum(tau, 1.0 / np.log10(max(total, 2)))
-    return total / tau
-
-
-def _rank_normal_scores(traces: np.ndarray) -> np.ndarray:
-    """Normal scores of the pooled ranks, per quantity (Vehtari et al. 2021)."""
-    n, n_chains, q = traces.shape
-    ranks = stats.rankdata(traces.reshape(n * n_chains, q), axis=0)
-    scores = stats.norm.ppf((ranks - 0.375) / (n * n_chains + 0.25))
-    return scores.reshape(n, n_chains, q)
-
-
-def _split_chains(traces: np.ndarray) -> np.ndarray:
-    half = traces.shape[0] // 2
-    return np.concatenate([traces[:half], traces[traces.shape[0] - half :]], axis=1)
-
-
-def _r_hat_of(traces: np.ndarray) -> np.ndarray:
-    n = traces.shape[0]
-    within = traces.var(axis=0, ddof=1).mean(axis=0)
-    between = traces.mean(axis=0).var(axis=0, ddof=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.sqrt(((n - 1) / n * within + between) / within)
-
-
-def _r_hat_null_quantile(n: int, n_chains: int, n_tests: int) -> float:
-    """Quantile of split R-hat for independent draws, Bonferroni over ``n_tests``.
-
-    For i.i.d. normal draws, ``R^2 = (n - 1) / n + F / n`` with
-    ``F ~ F(m - 1, m (n - 1))`` (between over within variance), ``n`` draws per
-    split chain and ``m`` split chains; rank normalisation makes draws close to
-    normal.
-    """
-    level = 1.0 - _WARNING_LEVEL / max(n_tests, 1)
-    quantile = stats.f.ppf(level, n_chains - 1, n_chains * (n - 1))
-    return float(np.sqrt((n - 1) / n + quantile / n))
-
-
-def _mixing_diagnostics(traces: np.ndarray) -> dict:
-    """R-hat, ESS and lag-1 autocorrelation of (draws per chain, chains, q) traces."""
-    n, n_chains, q = traces.shape
-    total = n * n_chains
-    nan = np.full(q, np.nan)
-    result = {"ess": nan, "r_hat": nan, "lag1": nan, "r_hat_threshold": np.nan}
-    result.update(n_draws=total, n_per_chain=n, n_chains=n_chains)
-    if n < 4 or q == 0:
-        return result
-    constant = np.ptp(traces.reshape(total, q), axis=0) == 0
-    split = _split_chains(traces)
-    scores = _rank_normal_scores(split)
-    folded = _rank_normal_scores(np.abs(split - np.median(split, axis=(0, 1))))
-    r_hat = np.maximum(_r_hat_of(scores), _r_hat_of(folded))
-    ess = _effective_sample_size(scores)
-    lag1 = _autocorrelation(traces)[1]
-    r_hat[constant], ess[constant], lag1[constant] = 1.0, total, 0.0
-    half = split.shape[0]
-    # Two R-hat statistics (bulk, folded) per quantity are tested.
-    threshold = max(_R_HAT_FLOOR, _r_hat_null_quantile(half, split.shape[1], 2 * q))
-    result.update(ess=ess, r_hat=r_hat, lag1=lag1, r_hat_threshold=threshold)
-    return result
-
-
-def _mixing_problems(summary: dict, names: list[str], advice: str) -> list[str]:
-    """Messages for the checks that fail; empty when the chains look fine.
-
-    ``names`` labels the monitored quantities, ``advice`` ends every message.
-    """
-    if np.isnan(summary["r_hat_threshold"]):
-        return []
-    problems = []
-    total, q = summary["n_draws"], len(names)
-    advice = "; " + advice
-    worst = int(np.nanargmax(summary["r_hat"]))
-    if summary["r_hat"][worst] > summary["r_hat_threshold"]:
-        problems.append(
-            f"R-hat across chains is {summary['r_hat'][worst]:.3f} for "
-            f"{names[worst]}, above {summary['r_hat_threshold']:.3f}: the chains "
-            f"disagree{advice}"
-        )
-    # Lag-1 autocorrelation: for independent draws its estimate is ~N(0, 1/N);
-    # test "rho_1 > 0.05" at the warning level, Bonferroni over quantities.
-    allowance = stats.norm.isf(_WARNING_LEVEL / q) / math.sqrt(total)
-    worst = int(np.nanargmax(summary["lag1"]))
-    if summary["lag1"][worst] > _LAG1_PROMISE + allowance:
-        problems.append(
-            f"consecutive draws of a chain are correlated: lag-1 autocorrelation "
-            f"{summary['lag1'][worst]:.3f} for {names[worst]}{advice}"
-        )
-    worst = int(np.nanargmin(summary["ess"]))
-    if total >= _ESS_MIN_DRAWS and summary["ess"][worst] < _ESS_FRACTION * total:
-        problems.append(
-            f"effective sample size {summary['ess'][worst]:.0f} of {total} draws "
-            f"for {names[worst]}{advice}"
-        )
-    return problems

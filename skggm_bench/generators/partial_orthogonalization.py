@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from numbers import Integral
-
 import numpy as np
-from sklearn.utils._param_validation import Interval
 
-from ._base import GraphicalModelGenerator
-from ._orthogonalization import earlier_non_neighbours, orthogonalize_rows
+from ._base import GraphicalModelGenerator, fast_generator
+from ._orthogonalization import earlier_neighbours, orthogonalized_gram
 
-__all__ = ["PartialOrthogonalization"]
+__all__ = ["PartialOrthogonalization", "sample_bartlett_factors"]
 
 
 class PartialOrthogonalization(GraphicalModelGenerator):
@@ -26,12 +23,14 @@ class PartialOrthogonalization(GraphicalModelGenerator):
     entries concentrate near zero (rows of i.i.d. entries are nearly orthogonal in
     high dimension): see the paper's Figure 6.
 
+    Only the inner products of the rows matter, so the Gaussian factor is drawn
+    in its Bartlett form, lower triangular with ``chi2(p - i)`` squared diagonal
+    (``G G^T`` is Wishart for a Gaussian matrix ``G``): the same law with half the
+    random numbers, and a row can never vanish. Draws are batched across samples
+    (``docs/performance.md``).
+
     Parameters
     ----------
-    max_redraws : int, default=10
-        A row that vanishes numerically after projection (possible only by
-        rounding) is redrawn from the Gaussian; after this many redraws an error
-        is raised.
     random_state : int, RandomState instance or None, default=None
         Controls the draws.
 
@@ -52,30 +51,44 @@ class PartialOrthogonalization(GraphicalModelGenerator):
     (0.0, True)
     """
 
+    # M_iN and M_Ni are written from the same values, non-edges are never written
+    # and the diagonal is set to one.
+    _pattern_exact_by_construction = True
+
     _parameter_constraints: dict = {
-        "max_redraws": [Interval(Integral, 0, None, closed="left")],
         "random_state": ["random_state"],
     }
 
     def __init__(
         self,
         *,
-        max_redraws: int = 10,
         random_state: int | np.random.RandomState | None = None,
     ) -> None:
-        self.max_redraws = max_redraws
         self.random_state = random_state
 
     def _fit(self, adjacency: np.ndarray) -> None:
-        self._non_neighbours = earlier_non_neighbours(adjacency)
+        self._neighbours = earlier_neighbours(adjacency)
 
     def _sample(self, n_samples: int, rng: np.random.RandomState) -> np.ndarray:
-        p = self.n_nodes_
-        factors = rng.standard_normal((n_samples, p, p))
+        diagonal, lower = sample_bartlett_factors(self.n_nodes_, n_samples, rng)
+        return orthogonalized_gram(diagonal, lower, self._neighbours)
 
-        def redraw(i: int, mask: np.ndarray) -> np.ndarray:
-            return rng.standard_normal((int(mask.sum()), p))
 
-        return orthogonalize_rows(
-            factors, self._non_neighbours, redraw, self.max_redraws
-        )
+def sample_bartlett_factors(
+    p: int, n_samples: int, rng: np.random.RandomState, dimension: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Lower triangular ``R`` with ``R R^T ~ Wishart(dimension, I_p)``, packed.
+
+    The rows of a ``p x dimension`` standard Gaussian matrix ``G`` have the Gram
+    matrix ``G G^T ~ Wishart(dimension, I_p)``, whose Cholesky factor has
+    independent entries: ``R[i, i]^2 ~ chi2(dimension - i)`` and standard normals
+    below the diagonal (Bartlett). Returns ``(diagonal, strictly lower triangle)``
+    in the packed layout of the orthogonalization.
+    """
+    dimension = p if dimension is None else dimension
+    generator = fast_generator(rng)
+    diagonal = np.sqrt(
+        generator.chisquare(dimension - np.arange(p), size=(n_samples, p))
+    )
+    lower = generator.standard_normal((n_samples, p * (p - 1) // 2))
+    return diagonal, lower

@@ -7,8 +7,12 @@ from sklearn.utils._param_validation import StrOptions
 
 from ..graphs import triangulate
 from ._base import GraphicalModelGenerator
-from ._orthogonalization import earlier_non_neighbours, orthogonalize_rows
-from .uniform_chordal import CholeskyStructure, sample_cholesky_factors
+from ._orthogonalization import (
+    earlier_neighbours,
+    orthogonalized_gram,
+    strictly_lower,
+)
+from .uniform_chordal import CholeskyStructure, gram_matrices, sample_cholesky_factors
 
 __all__ = ["TriangulatedOrthogonalization"]
 
@@ -62,6 +66,10 @@ class TriangulatedOrthogonalization(GraphicalModelGenerator):
     0.0
     """
 
+    # M_iN and M_Ni are written from the same values, non-edges are never written
+    # and the diagonal is set to one.
+    _pattern_exact_by_construction = True
+
     _parameter_constraints: dict = {
         "triangulation": [StrOptions({"min_degree", "min_fill"})],
         "random_state": ["random_state"],
@@ -79,8 +87,15 @@ class TriangulatedOrthogonalization(GraphicalModelGenerator):
     def _fit(self, adjacency: np.ndarray) -> None:
         self.triangulation_, self.ordering_ = triangulate(adjacency, self.triangulation)
         self._structure = CholeskyStructure(self.triangulation_, self.ordering_)
-        self._non_neighbours = earlier_non_neighbours(adjacency)
+        self._neighbours = earlier_neighbours(adjacency)
 
     def _sample(self, n_samples: int, rng: np.random.RandomState) -> np.ndarray:
         factors = sample_cholesky_factors(self._structure, n_samples, rng)
-        return orthogonalize_rows(factors, self._non_neighbours)
+        # The orthogonalization reads the rows only through their inner products:
+        # the node-order Cholesky factor of U U^T (a uniform draw on the
+        # triangulation) stands for U.
+        factors = np.linalg.cholesky(gram_matrices(factors))
+        index = np.arange(self.n_nodes_)
+        return orthogonalized_gram(
+            factors[:, index, index], strictly_lower(factors), self._neighbours
+        )

@@ -28,6 +28,18 @@ GENERATORS = {
     "TriangulatedOrthogonalization": (generators.TriangulatedOrthogonalization, GRAPH),
     "HitAndRunUniform": (generators.HitAndRunUniform, GRAPH),
     "GWishart": (generators.GWishart, CHORDAL),
+    "GWishartGibbs": (
+        lambda random_state: generators.GWishart(
+            method="gibbs", random_state=random_state
+        ),
+        GRAPH,
+    ),
+    "GWishartLenkoski": (
+        lambda random_state: generators.GWishart(
+            method="lenkoski", random_state=random_state
+        ),
+        GRAPH,
+    ),
     "EigenShift": (generators.EigenShift, GRAPH),
     "CholeskyProduct": (generators.CholeskyProduct, CHORDAL),
     "SpectralControl": (

@@ -17,7 +17,7 @@ from skggm_bench.generators import (
 )
 from tests.conftest import GRAPHS
 
-# The issue asks for the achieved spectra to 1e-8; the solver aims at 1e-13.
+# The achieved spectra are promised to 1e-8; the solver aims at 1e-13.
 RELATIVE_TOLERANCE = 1e-8
 
 INNER = {
