@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
@@ -63,6 +63,9 @@ class GraphicalModelGenerator(BaseEstimator):
         """
         return bool(getattr(self, "unit_diagonal", True))
 
+    # Parameters are validated against ``_parameter_constraints`` on entry, as
+    # scikit-learn's estimators do; a wrapped generator is validated by its own fit.
+    @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, graph: Any, y: None = None) -> GraphicalModelGenerator:
         """Validate ``graph`` and precompute what sampling needs.
 
@@ -78,7 +81,6 @@ class GraphicalModelGenerator(BaseEstimator):
         self : GraphicalModelGenerator
             The fitted generator.
         """
-        self._validate_params()
         if getattr(self, "sparse_output", False):
             # Large sparse graphs: never build a dense (p, p) array.
             adjacency = check_adjacency(graph, sparse=True)
