@@ -283,6 +283,19 @@ class LearnerScores:
     notes : dict of str to str
         For every NaN value: why (a truth that does not allow the metric, or a
         learner that does not expose what the metric needs).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.covariance import ShrunkCovariance
+    >>> X = np.random.default_rng(0).standard_normal((50, 3))
+    >>> truth = GroundTruth(np.zeros((3, 3)))  # no edges, no true covariance
+    >>> scores = score_learner(ShrunkCovariance().fit(X), truth,
+    ...                        ["ppv", "roc_auc", "frobenius_loss"])
+    >>> scores.values
+    {'ppv': 0.0, 'roc_auc': nan, 'frobenius_loss': nan}
+    >>> scores.notes["frobenius_loss"]
+    'the true covariance is not known'
     """
 
     values: dict[str, float]
