@@ -68,7 +68,7 @@ class EBIC(ProtocolAttributesMixin, MetaEstimatorMixin, BaseEstimator):
     """Penalty of a Gaussian-likelihood graph learner by the extended BIC.
 
     The learner is fitted on all samples at every penalty of a grid; each
-    fit's precision matrix ``K`` is scored by
+    fit's precision matrix ``K`` is scored by::
 
         EBIC = -n (log det K - tr(S K)) + |E| (log n + 4 gamma log p)
 
