@@ -25,44 +25,57 @@ and, with ``nu^2 = r_ii^2 + y . e`` the squared norm of the residual row,
 
     m_iN = e / nu,    m_iS = 0,    q_i = (Z e / nu, r_ii / nu).
 
-Each row costs a gather of ``|N|`` columns of ``V`` and an ``|N| x |N|`` solve; the
-exact zeros, the unit diagonal and the symmetry of ``M`` hold by construction. No
-row can vanish: ``nu >= r_ii > 0``.
+Each row costs an ``|N| x |N|`` solve; the exact zeros, the unit diagonal and the
+symmetry of ``M`` hold by construction. No row can vanish: ``nu >= r_ii > 0``.
 
-*Blocks of rows.* ``V`` grows by one row per processed row. Rows are processed in
-blocks of ``_BLOCK_ROWS``: inside a block, with ``Q = [[Q0, 0], [Qb, Qbb]]``,
+*Blocks of rows, and V known only through inner products.* Rows are processed in
+blocks of ``_BLOCK_ROWS``. With ``V = [[V0, 0], [Vb, Vbb]]`` split at the block's
+first row ``b0``, row ``i`` of the block (``t`` rows of it done) needs
 
-    V = [[V0, 0], [-Vbb Qb V0, Vbb]],     Vbb = Qbb^{-1},
+    K_NN = P0[N1, N1] + Zb^T Zb,    y = (g_i[N1], 0) + Zb^T rho_b,
 
-so the rows of ``V`` inside the block are needed only on the columns ``N`` of the
-current row (``-Vbb (Qb V0[:, N])``, small) and the block's rows of ``V`` are written
-once at its end by one matrix product (BLAS level 3), instead of one level-2 update
-per row. The total is ``O(p^3)`` per draw, mostly in those products.
+where ``P0 = V0^T V0 = M_{<b0}^{-1}``, ``g_i = V0^T rho[:b0]``, ``N1`` are the
+neighbours before the block and ``Zb = [Vb[:t, N1], Vbb[:t, N2]]``, ``rho_b``
+the block's rows only. Its row of ``V`` follows from ``Q V = I`` and
+``Q[i, :b0] = V0[:, N1] m_1``:
+
+    V[i, :b0] = -(m_1^T P0[N1, :] + q_b^T Vb[:t]) / q_ii,   q_b = Zb m.
+
+So ``V0`` itself is never formed: the block's end updates ``P`` (``P0 + Vb^T Vb``
+and the new blocks) and ``g_j`` of every later row (``+ Vb^T rho_j[b0:b1]``), both
+matrix products (BLAS level 3), and inside the block each row costs gathers and
+products of size ``|N|`` and ``t`` only. The total is ``O(p^3)`` per draw, mostly
+in those block-end products.
 
 *Batched across draws.* All draws share the graph, hence the index sets and the
 shapes of every product and solve: each step is one batched NumPy call over the
 draws, on chunks of draws small enough for the working arrays to stay in cache.
-``docs/performance.md`` has the measured costs.
+The factors are made chunk by chunk too (the caller's ``factor_chunk``), so that
+they are still in cache when read. ``docs/performance.md`` has the measured costs.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 
 __all__ = [
     "earlier_neighbours",
     "orthogonalized_gram",
-    "strictly_lower",
+    "packed_factor_chunks",
 ]
 
-# Rows per block. The block-end product costs O(b0^2 B) and the in-block work per row
-# O(b0 |N| B); 32 was within a few per cent of the best of 8 to 256 at p = 100
-# (density 0.25) and p = 2000 (average degree 5), one BLAS thread.
+# Rows per block. The block-end products cost O(b0^2 B) and the in-block work per
+# row O((|N| + t) b0); 32 was within a few per cent of the best of 16 to 64 at
+# p = 100 (density 0.25) and p = 2000 (average degree 5), one BLAS thread.
 _BLOCK_ROWS = 32
 # Draws per chunk: 2^20 entries (8 MB) per (chunk, p, p) working array keeps the
 # gathers in this machine's cache; measured 1.4x faster than whole batches of 1000
 # draws at p = 100.
 _CHUNK_ENTRIES = 2**20
+
+FactorChunk = Callable[[int, int], np.ndarray]
 
 
 def earlier_neighbours(adjacency: np.ndarray) -> list[np.ndarray]:
@@ -71,18 +84,28 @@ def earlier_neighbours(adjacency: np.ndarray) -> list[np.ndarray]:
     return [np.flatnonzero(adjacency[i, :i]) for i in range(p)]
 
 
-def strictly_lower(factors: np.ndarray) -> np.ndarray:
-    """The strictly lower triangles of ``(n, p, p)`` matrices, packed row by row.
+def packed_factor_chunks(diagonal: np.ndarray, lower: np.ndarray) -> FactorChunk:
+    """Dense lower triangular factors, chunk by chunk, from a packed form.
 
-    Row ``i`` occupies ``[i (i - 1) / 2, i (i + 1) / 2)`` of the last axis.
+    ``diagonal`` has shape ``(n, p)``; ``lower`` ``(n, p (p - 1) / 2)`` holds the
+    strictly lower triangles row by row (the order of ``np.tril_indices(p, -1)``).
     """
-    rows, cols = np.tril_indices(factors.shape[-1], -1)
-    return factors[:, rows, cols]
+    p = diagonal.shape[1]
+    rows, cols = np.tril_indices(p, -1)
+    index = np.arange(p)
+
+    def chunk(start: int, stop: int) -> np.ndarray:
+        factor = np.zeros((stop - start, p, p))
+        factor[:, rows, cols] = lower[start:stop]
+        factor[:, index, index] = diagonal[start:stop]
+        return factor
+
+    return chunk
 
 
 def orthogonalized_gram(
-    diagonal: np.ndarray,
-    lower: np.ndarray,
+    factor_chunk: FactorChunk,
+    n_samples: int,
     neighbours: list[np.ndarray],
     chunk_size: int | None = None,
 ) -> np.ndarray:
@@ -90,10 +113,12 @@ def orthogonalized_gram(
 
     Parameters
     ----------
-    diagonal : ndarray of shape (n, p)
-        Positive diagonals ``r_ii`` of the factors.
-    lower : ndarray of shape (n, p (p - 1) / 2)
-        Their strictly lower triangles, packed as by :func:`strictly_lower`.
+    factor_chunk : callable
+        ``factor_chunk(start, stop)`` returns the factors of draws
+        ``[start, stop)``: a new ``(stop - start, p, p)`` lower triangular array
+        with positive diagonal, which this function overwrites.
+    n_samples : int
+        Number of draws.
     neighbours : list of ndarray
         ``neighbours[i]``: the earlier neighbours of ``i``, sorted
         (:func:`earlier_neighbours`); row ``i`` is made orthogonal to every other
@@ -104,40 +129,32 @@ def orthogonalized_gram(
 
     Returns
     -------
-    gram : ndarray of shape (n, p, p)
+    gram : ndarray of shape (n_samples, p, p)
         Symmetric, unit diagonal, exact zeros at the non-edges.
     """
-    n, p = diagonal.shape
+    p = len(neighbours)
     if chunk_size is None:
         chunk_size = max(1, _CHUNK_ENTRIES // (p * p))
-    gram = np.zeros((n, p, p))
-    for start in range(0, n, chunk_size):
-        stop = min(start + chunk_size, n)
-        _orthogonalize_chunk(
-            diagonal[start:stop], lower[start:stop], neighbours, gram[start:stop]
-        )
+    gram = np.zeros((n_samples, p, p))
+    for start in range(0, n_samples, chunk_size):
+        stop = min(start + chunk_size, n_samples)
+        _orthogonalize_chunk(factor_chunk(start, stop), neighbours, gram[start:stop])
     index = np.arange(p)
     gram[:, index, index] = 1.0
     return gram
 
 
 def _orthogonalize_chunk(
-    diagonal: np.ndarray,
-    lower: np.ndarray,
-    neighbours: list[np.ndarray],
-    gram: np.ndarray,
+    factor: np.ndarray, neighbours: list[np.ndarray], gram: np.ndarray
 ) -> None:
     """Fill the off-diagonal entries of ``gram`` for one chunk of draws."""
-    c, p = diagonal.shape
-    # inverse_t[:, j, :] is column j of V = Q^{-1} (V transposed): the columns a row
-    # gathers are then contiguous rows of this array.
-    inverse_t = np.zeros((c, p, p))
+    c, p, _ = factor.shape
+    inverse_gram = np.zeros((c, p, p))
     for b0 in range(0, p, _BLOCK_ROWS):
-        block = _Block(inverse_t[:, :b0, :b0], min(_BLOCK_ROWS, p - b0))
+        block = _Block(factor, inverse_gram, b0, min(_BLOCK_ROWS, p - b0))
         for i in range(b0, b0 + block.size):
-            packed = lower[:, i * (i - 1) // 2 : i * (i + 1) // 2]
-            block.add_row(i, neighbours[i], diagonal[:, i], packed, gram)
-        block.write_inverse(inverse_t)
+            block.add_row(i, neighbours[i], gram)
+        block.finish()
     # Rows wrote only their strictly lower part (one scattered column write per row
     # is slow); the upper triangle is its transpose, added in one pass.
     gram += np.swapaxes(gram, 1, 2)
@@ -146,86 +163,81 @@ def _orthogonalize_chunk(
 class _Block:
     """One block of rows ``[b0, b0 + size)`` of ``Q``, processed row by row.
 
-    Holds the block's rows of ``Q`` on the columns before the block (``Qb``) and the
-    inverse ``Vbb`` of its diagonal part, grown one row at a time; the rows before
-    the block are known through ``V0^T``.
+    Reads ``P0 = M_{<b0}^{-1}`` from the leading block of ``inverse_gram``, and
+    ``g_i = V0^T rho_i`` from ``factor[:, i, :b0]`` (the factor's rows hold
+    ``g`` before the block and ``rho`` from it on); holds the block's rows of
+    ``V``: ``Vb`` (columns before the block) and ``Vbb``.
     """
 
-    def __init__(self, inverse_t_before: np.ndarray, size: int) -> None:
-        c, b0, _ = inverse_t_before.shape
-        self.inverse_t_before = inverse_t_before
-        self.b0, self.size, self.t = b0, size, 0
-        self.q_before = np.zeros((c, size, b0))
-        self.block_inverse = np.zeros((c, size, size))
-
-    def add_row(
-        self,
-        i: int,
-        neighbours: np.ndarray,
-        r_ii: np.ndarray,
-        rho: np.ndarray,
-        gram: np.ndarray,
+    def __init__(
+        self, factor: np.ndarray, inverse_gram: np.ndarray, b0: int, size: int
     ) -> None:
-        """Process row ``i``: write ``m_iN`` into ``gram`` and grow the factors.
+        c = factor.shape[0]
+        self.factor, self.inverse_gram = factor, inverse_gram
+        self.b0, self.size, self.t = b0, size, 0
+        self.inverse_before = np.zeros((c, size, b0))
+        self.inverse_inside = np.zeros((c, size, size))
 
-        ``Z = V[:i, N]`` is ``[V0[:, N1], 0]`` on the rows before the block
-        (``N1``: the neighbours before it, ``N2`` those inside) and ``Zb`` on the
-        block's rows.
-        """
+    def add_row(self, i: int, neighbours: np.ndarray, gram: np.ndarray) -> None:
+        """Process row ``i``: write ``m_iN`` into ``gram``, then its row of ``V``."""
         b0, t = self.b0, self.t
         self.t += 1
-        block_inverse = self.block_inverse
         if neighbours.size == 0:
-            # Orthogonal to every earlier row: q_i = e_i, nothing to write.
-            block_inverse[:, t, t] = 1.0
+            # Orthogonal to every earlier row: q_i = e_i and V's row is e_i too.
+            self.inverse_inside[:, t, t] = 1.0
             return
+        factor, inverse_before = self.factor, self.inverse_before
         a1 = int(np.searchsorted(neighbours, b0))
-        a = neighbours.size
-        c = r_ii.shape[0]
-        # Stack rho in front of the columns of Z, [rho, Z]; then one product per
-        # part gives K_NN = Z^T Z and y = Z^T rho at once.
-        before = np.empty((c, 1 + a1, b0))  # [rho, V0[:, N1]]^T
-        before[:, 0] = rho[:, :b0]
-        before[:, 1:] = self.inverse_t_before[:, neighbours[:a1]]
-        inside = np.empty((c, t, 1 + a))  # [rho, Zb] on the block's rows
-        inside[:, :, 0] = rho[:, b0:]
-        if a1 and t:
-            # V[block rows, N1] = -Vbb (Qb V0[:, N1]).
-            projected = self.q_before[:, :t] @ np.swapaxes(before[:, 1:], 1, 2)
-            inside[:, :, 1 : 1 + a1] = -(block_inverse[:, :t, :t] @ projected)
-        else:
-            inside[:, :, 1 : 1 + a1] = 0.0
-        inside[:, :, 1 + a1 :] = block_inverse[:, :t, neighbours[a1:] - b0]
+        n1, n2 = neighbours[:a1], neighbours[a1:] - b0
+        # [rho_b, Zb] on the block's rows; one product gives Zb^T Zb and Zb^T rho_b.
+        inside = np.empty((factor.shape[0], t, 1 + neighbours.size))
+        inside[:, :, 0] = factor[:, i, b0:i]
+        inside[:, :, 1 : 1 + a1] = inverse_before[:, :t, n1]
+        inside[:, :, 1 + a1 :] = self.inverse_inside[:, :t, n2]
         products = np.swapaxes(inside, 1, 2) @ inside
         if a1:
-            products[:, : 1 + a1, : 1 + a1] += before @ np.swapaxes(before, 1, 2)
+            products[:, 1 : 1 + a1, 0] += factor[:, i, n1]
+            products[:, 1 : 1 + a1, 1 : 1 + a1] += self.inverse_gram[:, n1[:, None], n1]
         y = products[:, 1:, 0]
         e = np.linalg.solve(products[:, 1:, 1:], y[..., None])[..., 0]
+        r_ii = factor[:, i, i]
         nu = np.sqrt(r_ii * r_ii + np.einsum("ca,ca->c", y, e))
         m = e / nu[:, None]
         gram[:, i, neighbours] = m
-        # Row i of Q: Z m on the earlier columns, r_ii / nu on the diagonal.
-        if a1:
-            self.q_before[:, t] = (m[:, None, :a1] @ before[:, 1:])[:, 0]
+        # q_b = Zb m (row i of Q on the block's columns), then row t of V.
         q_inside = (inside[:, :, 1:] @ m[..., None])[..., 0]
-        q_ii = r_ii / nu
-        # Row t of Vbb = Qbb^{-1}, from row t of Qbb Vbb = I.
-        block_inverse[:, t, :t] = (
-            -(q_inside[:, None, :] @ block_inverse[:, :t, :t])[:, 0] / q_ii[:, None]
-        )
-        block_inverse[:, t, t] = 1.0 / q_ii
+        minus_q_ii = -r_ii / nu
+        row = q_inside[:, None, :] @ inverse_before[:, :t]
+        if a1:
+            row += m[:, None, :a1] @ self.inverse_gram[:, n1, :b0]
+        inverse_before[:, t] = row[:, 0] / minus_q_ii[:, None]
+        self.inverse_inside[:, t, :t] = (
+            q_inside[:, None, :] @ self.inverse_inside[:, :t, :t]
+        )[:, 0] / minus_q_ii[:, None]
+        self.inverse_inside[:, t, t] = -1.0 / minus_q_ii
 
-    def write_inverse(self, inverse_t: np.ndarray) -> None:
-        """Store the block's rows of ``V`` (transposed) once all its rows are done.
+    def finish(self) -> None:
+        """Extend ``P`` by the block and update ``g`` of every later row.
 
-        ``V[block, :b0] = -Vbb Qb V0``, i.e. transposed ``-(V0^T Qb^T) Vbb^T``: the
-        level-3 product that replaces one rank-one update per row.
+        ``P_new = V_new^T V_new`` with ``V_new = [[V0, 0], [Vb, Vbb]]``, and
+        ``g_j = V_new^T rho_j[:b1]`` for ``j >= b1``: level-3 products, once per
+        block.
         """
         b0, b1 = self.b0, self.b0 + self.size
-        block_inverse_t = np.swapaxes(self.block_inverse, 1, 2)
+        p = self.factor.shape[1]
+        if b1 == p:
+            return
+        before, inside = self.inverse_before, self.inverse_inside
+        inverse_gram, factor = self.inverse_gram, self.factor
+        inside_t = np.swapaxes(inside, 1, 2)
         if b0:
-            inverse_t[:, :b0, b0:b1] = (
-                -(self.inverse_t_before @ np.swapaxes(self.q_before, 1, 2))
-                @ block_inverse_t
-            )
-        inverse_t[:, b0:b1, b0:b1] = block_inverse_t
+            before_t = np.swapaxes(before, 1, 2)
+            inverse_gram[:, :b0, :b0] += before_t @ before
+            cross = before_t @ inside
+            inverse_gram[:, :b0, b0:b1] = cross
+            inverse_gram[:, b0:b1, :b0] = np.swapaxes(cross, 1, 2)
+        inverse_gram[:, b0:b1, b0:b1] = inside_t @ inside
+        rho = factor[:, b1:, b0:b1]
+        if b0:
+            factor[:, b1:, :b0] += rho @ before
+        factor[:, b1:, b0:b1] = rho @ inside

@@ -5,7 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from ._base import GraphicalModelGenerator, fast_generator
-from ._orthogonalization import earlier_neighbours, orthogonalized_gram
+from ._orthogonalization import (
+    earlier_neighbours,
+    orthogonalized_gram,
+    packed_factor_chunks,
+)
 
 __all__ = ["PartialOrthogonalization", "sample_bartlett_factors"]
 
@@ -71,7 +75,9 @@ class PartialOrthogonalization(GraphicalModelGenerator):
 
     def _sample(self, n_samples: int, rng: np.random.RandomState) -> np.ndarray:
         diagonal, lower = sample_bartlett_factors(self.n_nodes_, n_samples, rng)
-        return orthogonalized_gram(diagonal, lower, self._neighbours)
+        return orthogonalized_gram(
+            packed_factor_chunks(diagonal, lower), n_samples, self._neighbours
+        )
 
 
 def sample_bartlett_factors(

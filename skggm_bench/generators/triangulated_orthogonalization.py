@@ -6,13 +6,9 @@ import numpy as np
 from sklearn.utils._param_validation import StrOptions
 
 from ..graphs import triangulate
-from ._base import GraphicalModelGenerator
-from ._orthogonalization import (
-    earlier_neighbours,
-    orthogonalized_gram,
-    strictly_lower,
-)
-from .uniform_chordal import CholeskyStructure, gram_matrices, sample_cholesky_factors
+from ._base import GraphicalModelGenerator, fast_generator
+from ._orthogonalization import earlier_neighbours, orthogonalized_gram
+from .uniform_chordal import CholeskyStructure, gram_matrices
 
 __all__ = ["TriangulatedOrthogonalization"]
 
@@ -90,12 +86,16 @@ class TriangulatedOrthogonalization(GraphicalModelGenerator):
         self._neighbours = earlier_neighbours(adjacency)
 
     def _sample(self, n_samples: int, rng: np.random.RandomState) -> np.ndarray:
-        factors = sample_cholesky_factors(self._structure, n_samples, rng)
-        # The orthogonalization reads the rows only through their inner products:
-        # the node-order Cholesky factor of U U^T (a uniform draw on the
-        # triangulation) stands for U.
-        factors = np.linalg.cholesky(gram_matrices(factors))
-        index = np.arange(self.n_nodes_)
-        return orthogonalized_gram(
-            factors[:, index, index], strictly_lower(factors), self._neighbours
-        )
+        # The rows of all draws first, so that the draws for a seed do not depend
+        # on the chunking; their dense factors are then made one chunk at a time.
+        structure = self._structure
+        diagonal, values = structure.draw_rows(fast_generator(rng), (n_samples,))
+
+        def factor_chunk(start: int, stop: int) -> np.ndarray:
+            # The orthogonalization reads the rows only through their inner
+            # products: the node-order Cholesky factor of U U^T (a uniform draw
+            # on the triangulation) stands for U.
+            factors = structure.dense_factors(diagonal[start:stop], values[start:stop])
+            return np.linalg.cholesky(gram_matrices(factors))
+
+        return orthogonalized_gram(factor_chunk, n_samples, self._neighbours)

@@ -91,6 +91,18 @@ class CholeskyStructure:
             values *= np.repeat(scale, self.n_children[has_children], axis=-1)
         return np.sqrt(diagonal_squared), values
 
+    def dense_factors(self, diagonal: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """The rows of :meth:`draw_rows` as dense ``(n, p, p)`` factors, node indices.
+
+        Row ``i`` holds ``u_ii`` on the diagonal and ``u_ij`` at the later
+        neighbours ``j``.
+        """
+        factors = np.zeros((diagonal.shape[0], self.p, self.p))
+        factors[:, self.rows, self.cols] = values
+        index = np.arange(self.p)
+        factors[:, index, index] = diagonal
+        return factors
+
 
 def sample_cholesky_factors(
     structure: CholeskyStructure, n_samples: int, rng: np.random.RandomState
@@ -100,13 +112,8 @@ def sample_cholesky_factors(
     Returns a dense (n_samples, p, p) array in node indices: row ``i`` holds
     ``u_ii`` on the diagonal and ``u_ij`` at the later neighbours ``j``.
     """
-    p = structure.p
     diagonal, values = structure.draw_rows(fast_generator(rng), (n_samples,))
-    factors = np.zeros((n_samples, p, p))
-    factors[:, structure.rows, structure.cols] = values
-    index = np.arange(p)
-    factors[:, index, index] = diagonal
-    return factors
+    return structure.dense_factors(diagonal, values)
 
 
 def sample_sparse_cholesky_factor(

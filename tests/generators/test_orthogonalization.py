@@ -35,7 +35,7 @@ from skggm_bench.generators import (
 from skggm_bench.generators._orthogonalization import (
     earlier_neighbours,
     orthogonalized_gram,
-    strictly_lower,
+    packed_factor_chunks,
 )
 from skggm_bench.generators.partial_orthogonalization import sample_bartlett_factors
 from skggm_bench.graphs import check_adjacency
@@ -67,12 +67,20 @@ def paper_loop(rows: np.ndarray, adjacency: np.ndarray) -> np.ndarray:
 def gram_of_rows(rows: np.ndarray, adjacency: np.ndarray, **kwargs) -> np.ndarray:
     """The package's algorithm on the Cholesky factor of the rows' Gram matrix."""
     factor = np.linalg.cholesky(rows @ np.swapaxes(rows, 1, 2))
-    index = np.arange(adjacency.shape[0])
     return orthogonalized_gram(
-        factor[:, index, index],
-        strictly_lower(factor),
+        lambda start, stop: factor[start:stop].copy(),
+        factor.shape[0],
         earlier_neighbours(adjacency),
         **kwargs,
+    )
+
+
+def bartlett_gram(diagonal, lower, adjacency) -> np.ndarray:
+    """The package's algorithm on packed Bartlett factors."""
+    return orthogonalized_gram(
+        packed_factor_chunks(diagonal, lower),
+        diagonal.shape[0],
+        earlier_neighbours(adjacency),
     )
 
 
@@ -130,7 +138,7 @@ def test_raw_draws_have_exact_zeros_unit_diagonal_and_symmetry():
     # Before the base class cleans anything: the algorithm writes m_iN and m_Ni
     # from the same values and never touches a non-edge.
     diagonal, lower = sample_bartlett_factors(70, 5, np.random.RandomState(2))
-    gram = orthogonalized_gram(diagonal, lower, earlier_neighbours(LARGE))
+    gram = bartlett_gram(diagonal, lower, LARGE)
     off_graph = ~LARGE & ~np.eye(70, dtype=bool)
     assert np.all(gram[:, off_graph] == 0.0)
     np.testing.assert_array_equal(gram, np.swapaxes(gram, 1, 2))
@@ -188,7 +196,7 @@ def wrong_chain_draws(variant: str) -> np.ndarray:
     rng = np.random.RandomState(7)
     if variant == "rows in p + 3 dimensions":
         diagonal, lower = sample_bartlett_factors(3, N_CHAIN, rng, dimension=6)
-        return orthogonalized_gram(diagonal, lower, earlier_neighbours(CHAIN))
+        return bartlett_gram(diagonal, lower, CHAIN)
     if variant == "uniform entries in the rows":
         # The paper's loop on rows of uniform entries (through the batched
         # algorithm, which reproduces it exactly). Its law is close to the right
@@ -198,7 +206,7 @@ def wrong_chain_draws(variant: str) -> np.ndarray:
     # Bartlett factor with uniform instead of normal entries below the diagonal.
     diagonal, lower = sample_bartlett_factors(3, N_CHAIN, rng)
     lower = rng.uniform(-1, 1, lower.shape)
-    return orthogonalized_gram(diagonal, lower, earlier_neighbours(CHAIN))
+    return bartlett_gram(diagonal, lower, CHAIN)
 
 
 @pytest.mark.parametrize(
@@ -239,7 +247,7 @@ def test_grid_comparison_rejects_rows_in_more_dimensions():
     diagonal, lower = sample_bartlett_factors(
         9, N_GRID, np.random.RandomState(12), dimension=12
     )
-    wrong = orthogonalized_gram(diagonal, lower, earlier_neighbours(GRID))
+    wrong = bartlett_gram(diagonal, lower, GRID)
     assert two_sample_p_values(wrong, grid_reference(), GRID).min() < POWER_P_VALUE
 
 
