@@ -155,7 +155,8 @@ def main() -> None:
         PartialOrthogonalization(random_state=0).fit(big).sample(1)
         big_seconds = time.perf_counter() - start
 
-    print(f"\np=100, ER density 0.25 (seed 0), {n} draws, medians of {repeats}")
+    timings = f"{repeats} before and {repeats} after R" if r_seconds else repeats
+    print(f"\np=100, ER density 0.25 (seed 0), {n} draws, medians of {timings}")
     print(
         f"floor: batched U U^T of ({n}, 100, 100) = {floor:.3f} s "
         f"(CPU {floor_cpu:.3f} s)"
