@@ -156,6 +156,10 @@ def plot_curves(
 ) -> Figure:
     """Metrics against sample size at one density; a column of panels per generator.
 
+    When the results hold several graph families or data models, each generator
+    gets one column per (graph, data model) instead: curves are never averaged
+    across them.
+
     Parameters
     ----------
     frame : pandas.DataFrame
@@ -179,7 +183,7 @@ def plot_curves(
         around each sample size (the ticks) so that their bars do not overlap;
         hollow markers flag points where some fits failed. Each line's label is
         the learner's name, shown in the figure legend; panel titles name the
-        generator.
+        generator (and the graph and data model when there are several).
 
     Raises
     ------
@@ -212,7 +216,14 @@ def plot_curves(
     generators = _subset(frame, "generator", generators)
     learners = _subset(frame, "learner", learners)
     colours = _colours(frame["learner"].unique())
-    n_rows, n_cols = len(metrics), len(generators)
+    frame = frame[frame["generator"].isin(generators)]
+    columns = ["generator"]
+    columns += [
+        c for c in ("graph", "data_model") if c in frame and frame[c].nunique() > 1
+    ]
+    # In the generators' chosen order; the stable sort keeps graphs sorted within.
+    panels = sorted(_panels(frame, columns), key=lambda kv: generators.index(kv[0][0]))
+    n_rows, n_cols = len(metrics), len(panels)
     fig = figure_class(
         figsize=figsize or (4 * n_cols, 3 * n_rows), layout="constrained"
     )
@@ -221,12 +232,10 @@ def plot_curves(
     offsets = _dodge(sizes, len(learners))
     any_failed = False
     for i, metric in enumerate(metrics):
-        for j, generator in enumerate(generators):
+        for j, (key, part) in enumerate(panels):
             ax = axes[i, j]
             for index, learner in enumerate(learners):
-                rows = frame[
-                    (frame["generator"] == generator) & (frame["learner"] == learner)
-                ]
+                rows = part[part["learner"] == learner]
                 if rows.empty:
                     continue
                 curve = _curve(rows, metric)
@@ -265,7 +274,7 @@ def plot_curves(
                     alpha=0.7,
                 )
             if i == 0:
-                ax.set_title(generator)
+                ax.set_title(_panel_title(columns, key))
             if j == 0:
                 ax.set_ylabel(_label(metric))
             if i == n_rows - 1:

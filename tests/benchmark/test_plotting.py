@@ -96,6 +96,34 @@ def test_curves_layout_labels_and_data():
     assert "hollow" not in legend.get_title().get_text()
 
 
+def test_curves_get_a_column_per_graph_and_data_model_never_a_pooled_mean():
+    # Two graph families with different recovery: a pooled line would show their
+    # average, 0.05 below the hub one.
+    hub, band = grid_frame(), grid_frame()
+    hub["graph"], band["graph"] = "hub", "band"
+    band["tpr"] -= 0.1
+    frame = pd.concat([hub, band], ignore_index=True)
+    fig = plot_curves(frame, 0.05, metrics="tpr", generators=["DiagonalDominance"])
+    assert [ax.get_title() for ax in fig.axes] == [
+        "DiagonalDominance, graph band",
+        "DiagonalDominance, graph hub",
+    ]
+    band_glasso, hub_glasso = (ax.get_lines()[0].get_ydata() for ax in fig.axes)
+    np.testing.assert_allclose(hub_glasso, [0.16, 0.21, 0.31])
+    np.testing.assert_allclose(band_glasso, [0.06, 0.11, 0.21])
+    # One graph and two data models: a column per data model.
+    gaussian, ordinal = grid_frame(), grid_frame()
+    gaussian["data_model"], ordinal["data_model"] = "gaussian", "ordinal"
+    frame = pd.concat([gaussian, ordinal], ignore_index=True)
+    titles = [ax.get_title() for ax in plot_curves(frame, 0.05, metrics="tpr").axes]
+    assert titles == [
+        "DiagonalDominance, data_model gaussian",
+        "DiagonalDominance, data_model ordinal",
+        "TriangulatedOrthogonalization, data_model gaussian",
+        "TriangulatedOrthogonalization, data_model ordinal",
+    ]
+
+
 def test_failed_fits_are_left_out_of_the_mean_and_flagged():
     frame = grid_frame()
     failed = (frame.learner == "lasso") & (frame.n_samples == 50) & (frame.repeat == 2)
