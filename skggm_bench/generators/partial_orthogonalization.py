@@ -89,7 +89,17 @@ def sample_bartlett_factors(
     matrix ``G G^T ~ Wishart(dimension, I_p)``, whose Cholesky factor has
     independent entries: ``R[i, i]^2 ~ chi2(dimension - i)`` and standard normals
     below the diagonal (Bartlett). Returns ``(diagonal, strictly lower triangle)``
-    in the packed layout of the orthogonalization.
+    in the packed layout of the orthogonalization: row by row, the order of
+    ``np.tril_indices(p, -1)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skggm_bench.generators.partial_orthogonalization import (
+    ...     sample_bartlett_factors)
+    >>> diagonal, lower = sample_bartlett_factors(4, 2, np.random.RandomState(0))
+    >>> diagonal.shape, lower.shape, bool((diagonal > 0).all())
+    ((2, 4), (2, 6), True)
     """
     dimension = p if dimension is None else dimension
     generator = fast_generator(rng)

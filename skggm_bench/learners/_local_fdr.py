@@ -73,6 +73,15 @@ class LocalFDRResult:
         Estimated degrees of freedom of the null correlation density.
     cutoff : float
         ``|r|`` below which statistics were used to fit the null.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skggm_bench.learners import local_fdr
+    >>> t = np.random.default_rng(0).standard_t(df=49, size=500)
+    >>> res = local_fdr(np.r_[t / np.sqrt(t**2 + 49), [0.6, 0.7]])
+    >>> res.lfdr.shape, bool(res.lfdr[-1] < res.lfdr[:500].min())
+    ((502,), True)
     """
 
     lfdr: np.ndarray
