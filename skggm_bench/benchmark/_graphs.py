@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..datasets import GRAPH_FAMILIES
-from ..datasets._families import follows_density
+from ..datasets._families import family_parameters, follows_density
 from ..datasets._pipeline import draw_graph
 
 __all__ = ["GraphAxisError", "GraphEntry", "graph_axis", "realised_density"]
@@ -94,6 +94,25 @@ def _check_family(family: Any, where: str, entry: str | None) -> None:
         )
 
 
+def _check_family_params(
+    family: Any, params: dict, where: str, parameter: str, entry: str | None
+) -> None:
+    """Named families' parameters are known: an unknown one is refused here, in the
+    words of the study (make_ggm's message would name its own ``graph_params``)."""
+    if not isinstance(family, str):
+        return
+    accepted = family_parameters(family)
+    unknown = sorted(set(params) - {"density", *accepted})
+    if unknown:
+        raise GraphAxisError(
+            parameter,
+            f"{where} gives {unknown}, which the {family!r} graph family does not "
+            f"take; it takes {accepted} (n_features, density and random_state come "
+            "from the study's grid)",
+            entry,
+        )
+
+
 def _check_params(params: Any, where: str, parameter: str, entry: str | None) -> dict:
     if not isinstance(params, Mapping):
         raise GraphAxisError(
@@ -114,6 +133,7 @@ def graph_axis(graph: Any, graph_params: Any) -> dict[str, GraphEntry]:
     if not isinstance(graph, Mapping):
         _check_family(graph, "graph", None)
         params = _check_params(graph_params or {}, "graph_params", "graph_params", None)
+        _check_family_params(graph, params, "graph_params", "graph_params", None)
         return {_entry_name(graph): GraphEntry(graph, params)}
     if graph_params is not None:
         raise GraphAxisError(
@@ -145,6 +165,7 @@ def graph_axis(graph: Any, graph_params: Any) -> dict[str, GraphEntry]:
                 )
             family = params.pop("family")
             _check_family(family, f"{where}['family']", name)
+            _check_family_params(family, params, where, "graph", name)
         else:
             family, params = spec, {}
             _check_family(family, where, name)

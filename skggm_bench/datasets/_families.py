@@ -23,6 +23,7 @@ from .. import graphs
 __all__ = [
     "GRAPH_FAMILIES",
     "family_graph",
+    "family_parameters",
     "follows_density",
     "graph_from_adjacency",
 ]
@@ -241,6 +242,11 @@ def follows_density(name: str, graph_params: dict) -> bool:
     )
 
 
+def family_parameters(name: str) -> list[str]:
+    """The parameters family ``name`` takes besides ``density``, sorted."""
+    return sorted(set(_FAMILY_DEFAULTS[name]) - {"density"})
+
+
 def family_graph(
     name: str, p: int, density: float | None, graph_params: dict, seed: int
 ) -> tuple[nx.Graph, dict]:
@@ -251,7 +257,7 @@ def family_graph(
     if unknown:
         raise ValueError(
             f"graph_params {sorted(unknown)} are not parameters of the {name!r} "
-            f"family; it accepts {sorted(set(_FAMILY_DEFAULTS[name]) - {'density'})} "
+            f"family; it accepts {family_parameters(name)} "
             "(n_features, density and random_state are make_ggm's own arguments)"
         )
     if family.density_parameter is None:

@@ -258,6 +258,21 @@ def test_older_tables_without_a_graph_column_are_read_as_unknown(two_graphs):
             "not achievable",
         ),
         ({"graph": "hub", "graph_params": {"n_hubs": 99}}, "graph", None, "larger"),
+        # An unknown parameter is named where the study gave it, not as make_ggm's
+        # graph_params.
+        (
+            {"graph": {"h": {"family": "hub", "n_hubz": 2}}},
+            "graph",
+            "h",
+            r"^graph\['h'\] gives \['n_hubz'\], which the 'hub' graph family does "
+            r"not take; it takes \['n_hubs'\]",
+        ),
+        (
+            {"graph": "hub", "graph_params": {"n_hubz": 2}},
+            "graph_params",
+            None,
+            r"^graph_params gives \['n_hubz'\]",
+        ),
     ],
 )
 def test_bad_graph_axes_name_the_entry(changes, parameter, entry, message):
@@ -302,7 +317,10 @@ def test_config_graph_tables_round_trip_and_count_fixed_structures_once():
     [
         ({"graph_params": {"n_hubs": 2}}, "^graph_params: graph_params applies"),
         ({"graph": {"x": {"family": "hubb"}}}, r"^graph\.x: .*'hubb' is not a graph"),
-        ({"graph": {"x": {"family": "hub", "n_hub": 2}}}, r"^graph\.x: .*'n_hub'"),
+        (
+            {"graph": {"x": {"family": "hub", "n_hub": 2}}},
+            r"^graph\.x: graph\['x'\] gives \['n_hub'\]",
+        ),
         ({"graph": "nope"}, "^graph: graph='nope' is not a graph family"),
         (
             {"graph": {"x": {"family": "cluster", "within_density": 0.4}}},
