@@ -29,7 +29,7 @@ Each row costs an ``|N| x |N|`` solve; the exact zeros, the unit diagonal and th
 symmetry of ``M`` hold by construction. No row can vanish: ``nu >= r_ii > 0``.
 
 *Blocks of rows, and V known only through inner products.* Rows are processed in
-blocks of ``_BLOCK_ROWS``. With ``V = [[V0, 0], [Vb, Vbb]]`` split at the block's
+blocks (:func:`block_rows`). With ``V = [[V0, 0], [Vb, Vbb]]`` split at the block's
 first row ``b0``, row ``i`` of the block (``t`` rows of it done) needs
 
     K_NN = P0[N1, N1] + Zb^T Zb,    y = (g_i[N1], 0) + Zb^T rho_b,
@@ -61,23 +61,32 @@ from collections.abc import Callable
 import numpy as np
 
 __all__ = [
+    "block_rows",
     "earlier_neighbours",
     "orthogonalized_gram",
     "packed_factor_chunks",
 ]
 
-# Rows per block. The block-end products cost O(b0^2 B) and the in-block work per
-# row O((|N| + t) b0). Of 16, 24, 32, 48, 64 and 100 rows, 32 was the fastest (or
-# within the noise of it) at p = 100, density 0.25, one BLAS thread. A sparse graph
-# at p = 2000 (average degree 5) prefers larger blocks (one draw: 0.65 s with 100
-# rows against 0.9 s with 32), well inside its time budget.
-_BLOCK_ROWS = 32
 # Draws per chunk: 2^20 entries (8 MB) per (chunk, p, p) working array keeps the
 # gathers in this machine's cache; measured 1.4x faster than whole batches of 1000
 # draws at p = 100.
 _CHUNK_ENTRIES = 2**20
 
 FactorChunk = Callable[[int, int], np.ndarray]
+
+
+def block_rows(p: int) -> int:
+    """Rows per block for ``p`` nodes: ``p // 8``, between 32 and 128.
+
+    The block-end products cost ``O(b0^2 B)`` per block and the in-block work per
+    row ``O((|N| + t) b0)``: larger blocks make fewer, larger products, at the
+    price of longer in-block work. Measured with one BLAS thread (seconds for
+    32 / 64 / 100 / 128 rows): 32 was the fastest (or within the noise of it) at
+    p = 100, density 0.25, 1000 draws; one draw at p = 2000, average degree 5, took
+    0.94 / 0.82 / 0.66 / 0.63 s, 8 draws at p = 500, density 0.02,
+    0.27 / 0.22 / 0.21 / 0.21 s, and 20 draws at p = 300, density 0.1, were level.
+    """
+    return min(128, max(32, p // 8))
 
 
 def earlier_neighbours(adjacency: np.ndarray) -> list[np.ndarray]:
@@ -152,8 +161,9 @@ def _orthogonalize_chunk(
     """Fill the off-diagonal entries of ``gram`` for one chunk of draws."""
     c, p, _ = factor.shape
     inverse_gram = np.zeros((c, p, p))
-    for b0 in range(0, p, _BLOCK_ROWS):
-        block = _Block(factor, inverse_gram, b0, min(_BLOCK_ROWS, p - b0))
+    size = block_rows(p)
+    for b0 in range(0, p, size):
+        block = _Block(factor, inverse_gram, b0, min(size, p - b0))
         for i in range(b0, b0 + block.size):
             block.add_row(i, neighbours[i], gram)
         block.finish()

@@ -127,6 +127,31 @@ def test_batched_algorithm_reproduces_the_paper_loop(adjacency, rows):
     np.testing.assert_allclose(gram_of_rows(u, adjacency), expected, atol=1e-10)
 
 
+@pytest.mark.parametrize("size", [1, 5, 32, 69, 70])
+def test_every_block_size_reproduces_the_paper_loop(monkeypatch, size):
+    # Blocks of one row, ragged last blocks, one block short of p, one block: the
+    # block-end updates of M^{-1} and of the later rows must not change the draws.
+    from skggm_bench.generators import _orthogonalization
+
+    monkeypatch.setattr(_orthogonalization, "block_rows", lambda p: size)
+    u = np.random.RandomState(3).standard_normal((4, 70, 70))
+    expected = paper_loop(u, LARGE)
+    np.testing.assert_allclose(gram_of_rows(u, LARGE), expected, atol=1e-10)
+
+
+def test_block_rows_grow_with_p_within_bounds():
+    from skggm_bench.generators._orthogonalization import block_rows
+
+    assert [block_rows(p) for p in (3, 100, 256, 500, 1000, 5000)] == [
+        32,
+        32,
+        32,
+        62,
+        125,
+        128,
+    ]
+
+
 def test_one_draw_at_a_time_gives_the_same_draws():
     u = np.random.RandomState(1).standard_normal((7, 70, 70))
     batched = gram_of_rows(u, LARGE)
