@@ -32,12 +32,13 @@ symmetry of ``M`` hold by construction. No row can vanish: ``nu >= r_ii > 0``.
 blocks (:func:`block_rows`). With ``V = [[V0, 0], [Vb, Vbb]]`` split at the block's
 first row ``b0``, row ``i`` of the block (``t`` rows of it done) needs
 
-    K_NN = P0[N1, N1] + Zb^T Zb,    y = (g_i[N1], 0) + Zb^T rho_b,
+    K_NN = [[P0[N1, N1], 0], [0, 0]] + Zb^T Zb,    y = (g_i[N1], 0) + Zb^T rho_b,
 
-where ``P0 = V0^T V0 = M_{<b0}^{-1}``, ``g_i = V0^T rho[:b0]``, ``N1`` are the
-neighbours before the block and ``Zb = [Vb[:t, N1], Vbb[:t, N2]]``, ``rho_b``
-the block's rows only. Its row of ``V`` follows from ``Q V = I`` and
-``Q[i, :b0] = V0[:, N1] m_1``:
+where ``P0 = V0^T V0 = M_{<b0}^{-1}``, ``g_i = V0^T rho[:b0]``, ``N1`` and ``N2``
+are the neighbours before and inside the block, ``Zb = [Vb[:t, N1], Vbb[:t, N2]]``
+(the rows of ``Z`` inside the block) and ``rho_b = rho[b0:]``. With ``m = e / nu``
+split as ``(m_1, m_2)`` over ``(N1, N2)``, row ``i`` of ``Q`` is ``V0[:, N1] m_1``
+before the block, so ``Q V = I`` gives its row of ``V``:
 
     V[i, :b0] = -(m_1^T P0[N1, :] + q_b^T Vb[:t]) / q_ii,   q_b = Zb m.
 
