@@ -20,7 +20,11 @@ from typing import Any
 import numpy as np
 
 from ..datasets import GRAPH_FAMILIES
-from ..datasets._families import family_parameters, follows_density
+from ..datasets._families import (
+    family_parameters,
+    follows_density,
+    unknown_family_params,
+)
 from ..datasets._pipeline import draw_graph
 
 __all__ = ["GraphAxisError", "GraphEntry", "graph_axis", "realised_density"]
@@ -101,9 +105,9 @@ def _check_family_params(
     words of the study (make_ggm's message would name its own ``graph_params``)."""
     if not isinstance(family, str):
         return
-    accepted = family_parameters(family)
-    unknown = sorted(set(params) - {"density", *accepted})
+    unknown = unknown_family_params(family, params)
     if unknown:
+        accepted = family_parameters(family)
         raise GraphAxisError(
             parameter,
             f"{where} gives {unknown}, which the {family!r} graph family does not "

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import inspect
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from numbers import Integral
 from typing import Any
@@ -26,6 +26,7 @@ __all__ = [
     "family_parameters",
     "follows_density",
     "graph_from_adjacency",
+    "unknown_family_params",
 ]
 
 # Densities are compared with this slack so that e.g. ``density=2 / p`` computed in
@@ -247,16 +248,21 @@ def family_parameters(name: str) -> list[str]:
     return sorted(set(_FAMILY_DEFAULTS[name]) - {"density"})
 
 
+def unknown_family_params(name: str, params: Mapping[str, Any]) -> list[str]:
+    """The keys of ``params`` that family ``name`` does not take, sorted."""
+    return sorted(set(params) - set(_FAMILY_DEFAULTS[name]))
+
+
 def family_graph(
     name: str, p: int, density: float | None, graph_params: dict, seed: int
 ) -> tuple[nx.Graph, dict]:
     """Draw a graph of family ``name`` on ``p`` nodes; return it and its parameters."""
     family = _FAMILIES[name]
     params = dict(graph_params)
-    unknown = set(params) - set(_FAMILY_DEFAULTS[name])
+    unknown = unknown_family_params(name, params)
     if unknown:
         raise ValueError(
-            f"graph_params {sorted(unknown)} are not parameters of the {name!r} "
+            f"graph_params {unknown} are not parameters of the {name!r} "
             f"family; it accepts {family_parameters(name)} "
             "(n_features, density and random_state are make_ggm's own arguments)"
         )

@@ -273,6 +273,12 @@ def test_older_tables_without_a_graph_column_are_read_as_unknown(two_graphs):
             None,
             r"^graph_params gives \['n_hubz'\]",
         ),
+        (
+            {"graph": "hub", "graph_params": {"density": 0.3}},
+            "graph_params",
+            None,
+            r"^graph_params gives \['density'\], which the 'hub' graph family",
+        ),
     ],
 )
 def test_bad_graph_axes_name_the_entry(changes, parameter, entry, message):
