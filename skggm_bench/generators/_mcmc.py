@@ -22,10 +22,9 @@ from threadpoolctl import threadpool_limits
 __all__ = [
     "ChainDraws",
     "PoorMixingWarning",
-    "max_or_nan",
-    "min_or_nan",
     "mixing_diagnostics",
     "mixing_problems",
+    "mixing_report",
     "single_threaded_blas",
 ]
 
@@ -271,3 +270,28 @@ def mixing_problems(summary: dict, names: list[str], advice: str) -> list[str]:
             f"for {names[worst]}{advice}"
         )
     return problems
+
+
+def mixing_report(
+    summary: dict, traces: np.ndarray, names: list[str], advice: str
+) -> tuple[dict, list[str]]:
+    """The diagnostics every sampler reports, and the warning messages.
+
+    ``summary`` and ``traces`` are :meth:`ChainDraws.diagnose`'s; the last monitored
+    quantity is ``log det`` of the draw, and ``names`` labels them all. Returns
+    the entries of the samplers' ``diagnostics_`` shared by all of them (samplers
+    add their own counters), and :func:`mixing_problems`'s messages.
+    """
+    lag1 = summary["lag1"][:-1]
+    report = {
+        "n_draws": int(traces.shape[0] * traces.shape[1]),
+        "n_chains": int(traces.shape[1]),
+        "min_effective_sample_size": min_or_nan(summary["ess"][:-1]),
+        "max_r_hat": max_or_nan(summary["r_hat"][:-1]),
+        "r_hat_threshold": float(summary["r_hat_threshold"]),
+        "lag1_autocorrelation": lag1,
+        "max_lag1_autocorrelation": max_or_nan(lag1),
+        "log_det_effective_sample_size": float(summary["ess"][-1]),
+        "log_det_r_hat": float(summary["r_hat"][-1]),
+    }
+    return report, mixing_problems(summary, names, advice)

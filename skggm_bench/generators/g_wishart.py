@@ -68,9 +68,7 @@ from ._g_wishart_gibbs import GibbsChains
 from ._mcmc import (
     ChainDraws,
     PoorMixingWarning,
-    max_or_nan,
-    min_or_nan,
-    mixing_problems,
+    mixing_report,
     single_threaded_blas,
 )
 
@@ -708,21 +706,10 @@ class GWishart(GraphicalModelGenerator):
         names.append("log det K")
         self.effective_sample_size_ = summary["ess"][:-1]
         self.r_hat_ = summary["r_hat"][:-1]
-        lag1 = summary["lag1"][:-1]
-        messages = mixing_problems(summary, names, "increase thinning (or n_burn_in)")
-        self.diagnostics_ = {
-            "n_draws": int(traces.shape[0] * traces.shape[1]),
-            "n_chains": int(traces.shape[1]),
-            "min_effective_sample_size": min_or_nan(self.effective_sample_size_),
-            "max_r_hat": max_or_nan(self.r_hat_),
-            "r_hat_threshold": float(summary["r_hat_threshold"]),
-            "lag1_autocorrelation": lag1,
-            "max_lag1_autocorrelation": max_or_nan(lag1),
-            "log_det_effective_sample_size": float(summary["ess"][-1]),
-            "log_det_r_hat": float(summary["r_hat"][-1]),
-            "n_moves": chains.n_moves,
-            "warnings": messages,
-        }
+        report, messages = mixing_report(
+            summary, traces, names, "increase thinning (or n_burn_in)"
+        )
+        self.diagnostics_ = {**report, "n_moves": chains.n_moves, "warnings": messages}
         for message in messages:
             warnings.warn(message, PoorMixingWarning, stacklevel=5)
 

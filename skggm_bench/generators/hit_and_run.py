@@ -68,9 +68,7 @@ from ._low_rank_inverse import LowRankInverse, inverse_and_log_det
 from ._mcmc import (
     ChainDraws,
     PoorMixingWarning,
-    max_or_nan,
-    min_or_nan,
-    mixing_problems,
+    mixing_report,
     single_threaded_blas,
 )
 from .triangulated_orthogonalization import TriangulatedOrthogonalization
@@ -318,26 +316,17 @@ class HitAndRunUniform(GraphicalModelGenerator):
 
     def _update_diagnostics(self) -> None:
         summary, traces = self._draws.diagnose()
-        n_edges = self.edges_.shape[0]
-        self.effective_sample_size_ = summary["ess"][:n_edges]
-        self.r_hat_ = summary["r_hat"][:n_edges]
-        lag1 = summary["lag1"][:n_edges]
+        # The monitored quantities are the edge entries, then log det M.
+        self.effective_sample_size_ = summary["ess"][:-1]
+        self.r_hat_ = summary["r_hat"][:-1]
         chains = self._chains
         names = [f"entry ({i}, {j})" for i, j in self.edges_] + ["log det M"]
         advice = "increase thinning (or n_burn_in)" + (
             ", or use move='node'" if self.move == "edge" else ""
         )
-        messages = mixing_problems(summary, names, advice)
+        report, messages = mixing_report(summary, traces, names, advice)
         self.diagnostics_ = {
-            "n_draws": int(traces.shape[0] * traces.shape[1]),
-            "n_chains": int(traces.shape[1]),
-            "min_effective_sample_size": min_or_nan(self.effective_sample_size_),
-            "max_r_hat": max_or_nan(self.r_hat_),
-            "r_hat_threshold": float(summary["r_hat_threshold"]),
-            "lag1_autocorrelation": lag1,
-            "max_lag1_autocorrelation": max_or_nan(lag1),
-            "log_det_effective_sample_size": float(summary["ess"][-1]),
-            "log_det_r_hat": float(summary["r_hat"][-1]),
+            **report,
             "acceptance_rate": 1.0,
             "n_moves": chains.n_moves,
             "n_inverse_refreshes": chains.n_refreshes,
