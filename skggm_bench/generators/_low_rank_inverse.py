@@ -100,33 +100,24 @@ class LowRankInverse:
 
         ``U`` has shape ``(c', p, k)`` and ``C`` shape ``(c', k, k)`` (or ``(k, k)``).
         """
-        k = vectors.shape[2]
-        weighted = vectors @ core
-        if not self.vectors.shape[1]:
-            self.base[chains] += weighted @ np.swapaxes(vectors, 1, 2)
-            self.diagonal[chains] += np.einsum("cpk,cpk->cp", weighted, vectors)
-            return
-        if self.used + k > self.vectors.shape[1]:
-            self.flush()
-        columns = slice(self.used, self.used + k)
-        if not isinstance(chains, slice):
-            self.vectors[:, columns] = 0.0
-            self.weighted[:, columns] = 0.0
-        self.vectors[chains, columns] = np.swapaxes(vectors, 1, 2)
-        self.weighted[chains, columns] = np.swapaxes(weighted, 1, 2)
-        self.diagonal[chains] += np.einsum("cpk,cpk->cp", weighted, vectors)
-        self.used += k
+        self._add_rows(
+            np.swapaxes(vectors, 1, 2), np.swapaxes(vectors @ core, 1, 2), chains
+        )
 
     def add_signed(
         self, rows: np.ndarray, signs: np.ndarray, chains: Any = slice(None)
     ) -> None:
         """``K += sum_k signs[k] u_k u_k^T`` for ``chains``; ``rows`` holds the
         ``u_k`` as rows, shape ``(c', k, p)`` (the layout of the pending store)."""
+        self._add_rows(rows, rows * signs[:, None], chains)
+
+    def _add_rows(self, rows: np.ndarray, weighted: np.ndarray, chains: Any) -> None:
+        """``K += W^T R`` for ``chains``, ``R`` and ``W`` of shape ``(c', k, p)``:
+        into ``K0`` at once without a pending store, else into the store."""
         k = rows.shape[1]
+        self.diagonal[chains] += np.einsum("ckp,ckp->cp", weighted, rows)
         if not self.vectors.shape[1]:
-            weighted = rows * signs[:, None]
             self.base[chains] += np.swapaxes(weighted, 1, 2) @ rows
-            self.diagonal[chains] += np.einsum("ckp,ckp->cp", weighted, rows)
             return
         if self.used + k > self.vectors.shape[1]:
             self.flush()
@@ -135,8 +126,7 @@ class LowRankInverse:
             self.vectors[:, columns] = 0.0
             self.weighted[:, columns] = 0.0
         self.vectors[chains, columns] = rows
-        self.weighted[chains, columns] = rows * signs[:, None]
-        self.diagonal[chains] += np.einsum("k,ckp,ckp->cp", signs, rows, rows)
+        self.weighted[chains, columns] = weighted
         self.used += k
 
     def flush(self) -> None:
