@@ -10,9 +10,10 @@ import scipy.linalg
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
+from sklearn.utils._param_validation import StrOptions, validate_params
 
 from ..utils._linalg import cholesky_factor
+from ..utils._validation import RANDOM_STATE, Interval
 
 __all__ = ["sample_gaussian", "transform_noise"]
 
@@ -113,7 +114,7 @@ def _sample_sparse(matrix: Any, noise: np.ndarray, role: str, name: str) -> np.n
         "matrix": ["array-like", "sparse matrix"],
         "n_samples": [Interval(Integral, 1, None, closed="left")],
         "role": [StrOptions({"covariance", "precision"})],
-        "random_state": ["random_state"],
+        "random_state": RANDOM_STATE,
     },
     prefer_skip_nested_validation=True,
 )

@@ -8,15 +8,11 @@ from typing import Any
 import networkx as nx
 import numpy as np
 from sklearn.utils import Bunch, check_random_state
-from sklearn.utils._param_validation import (
-    HasMethods,
-    Interval,
-    StrOptions,
-    validate_params,
-)
+from sklearn.utils._param_validation import HasMethods, StrOptions, validate_params
 
 from ..generators import GraphicalModelGenerator, TriangulatedOrthogonalization
 from ..utils._linalg import partial_correlation_from_precision
+from ..utils._validation import Interval
 from ._families import GRAPH_FAMILIES, graph_from_adjacency
 from ._pipeline import (
     DrawnGraph,
