@@ -295,7 +295,11 @@ def _open_store(path: Path, n_tasks: int) -> tuple[Any, bool]:
         return store, True
     except StoreError as exc:
         problem = str(exc)
-    if path.is_file():
+    # Only a store that cannot be written may still serve, if complete; a damaged
+    # one is refused as it is.
+    if path.is_file() and not (
+        os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
+    ):
         try:
             stored = ResultStore(path, read_only=True)
         except StoreError:
@@ -555,6 +559,12 @@ def _build_generator(args: argparse.Namespace) -> Any:
     except ConfigError as exc:
         raise CommandError(str(exc), EXIT_USAGE) from None
     parameters = _parameters(args.param)
+    if "random_state" in parameters:
+        raise CommandError(
+            "--param random_state: the seed of the graph and the matrices is set "
+            "with --seed S",
+            EXIT_USAGE,
+        )
     if _wraps_a_generator(cls):
         if base is None:
             raise CommandError(
@@ -572,11 +582,21 @@ def _build_generator(args: argparse.Namespace) -> Any:
             EXIT_USAGE,
         )
     try:
-        # Parameter values are checked when make_ggm fits the generator.
         generator = cls(**parameters)
+        # The generator's own constraints, as make_ggm checks them, but before
+        # the output is checked and anything is drawn.
+        generator._validate_params()
     except (TypeError, ValueError) as exc:
         raise CommandError(f"--generator {args.generator}: {exc}", EXIT_USAGE) from None
     return generator
+
+
+def _save(path: Path, array: Any) -> None:
+    """``numpy.save`` to exactly ``path`` (given a name, numpy would add .npy)."""
+    import numpy as np
+
+    with path.open("wb") as handle:
+        np.save(handle, array)
 
 
 def sample_matrices(args: argparse.Namespace) -> int:
@@ -615,9 +635,9 @@ def sample_matrices(args: argparse.Namespace) -> int:
     except (ValueError, TypeError) as exc:
         raise CommandError(str(exc), EXIT_USAGE) from None
     matrices = data.generator.sample(args.n)
-    np.save(args.out, matrices)
+    _save(args.out, matrices)
     if args.graph_out is not None:
-        np.save(args.graph_out, data.adjacency)
+        _save(args.graph_out, data.adjacency)
     edges = int(np.triu(data.adjacency, 1).sum())
     print(
         f"wrote {args.n} matrices of shape {matrices.shape[1:]} from "
