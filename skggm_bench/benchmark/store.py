@@ -254,7 +254,7 @@ class ResultStore:
         conn = self._open_read_only()
         try:
             _check_is_store(conn, self.path)
-            _checked_records(conn)
+            _checked_records(conn, self.path)
             problems = [
                 line
                 for row in conn.execute("PRAGMA quick_check(3)")
@@ -504,7 +504,7 @@ class ResultStore:
         """
         import pandas as pd  # optional dependency, needed only for frames
 
-        records, columns, dtypes = _checked_records(self._connection())
+        records, columns, dtypes = _checked_records(self._connection(), self.path)
         frame = pd.DataFrame.from_records(records, columns=columns)
         return frame.astype(dtypes)
 
@@ -636,7 +636,7 @@ def _check_is_store(conn: sqlite3.Connection, path: str) -> None:
 
 
 def _checked_records(
-    conn: sqlite3.Connection,
+    conn: sqlite3.Connection, path: str
 ) -> tuple[list[tuple], list[str], dict[str, Any]]:
     """Every stored row in insertion order, its columns and their frame dtypes.
 
@@ -659,11 +659,13 @@ def _checked_records(
     }
     # Cell statistics are missing in the rows of a data set that failed.
     dtypes |= {name: "Int64" for name in ("n_edges", "n_added_edges")}
-    _check_values(records, columns, dtypes)
+    _check_values(records, columns, dtypes, path)
     return [record[1:] for record in records], columns, dtypes
 
 
-def _check_values(records: list[tuple], columns: list[str], dtypes: dict) -> None:
+def _check_values(
+    records: list[tuple], columns: list[str], dtypes: dict, path: str
+) -> None:
     """Refuse a value the frame's column cannot hold (a file edited or damaged).
 
     SQLite keeps whatever a column is given; ``records`` are ``(rowid, *values)``.
@@ -682,7 +684,8 @@ def _check_values(records: list[tuple], columns: list[str], dtypes: dict) -> Non
             ):
                 raise StoreError(
                     f"damaged store: column {name} of row {record[0]} holds "
-                    f"{value!r}, not {what}"
+                    f"{value!r}, not {what} ({path!r} was changed outside "
+                    "skggm-bench)"
                 )
 
 

@@ -25,7 +25,7 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import StrOptions
 
-from ..utils._validation import RANDOM_STATE, Interval
+from ..utils._validation import RANDOM_STATE, Interval, check_not_masked
 
 __all__ = [
     "Binary",
@@ -68,6 +68,8 @@ def _streams(random_state: Any, salt: str, n_streams: int) -> list[np.random.Gen
 
 
 def _check_observe_input(latent: Any, covariance: Any) -> tuple[np.ndarray, np.ndarray]:
+    check_not_masked(latent, "latent")
+    check_not_masked(covariance, "covariance")
     latent = np.asarray(latent, dtype=np.float64)
     if latent.ndim != 2 or latent.shape[0] < 1 or latent.shape[1] < 1:
         raise ValueError(

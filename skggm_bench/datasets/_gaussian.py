@@ -13,7 +13,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import StrOptions, validate_params
 
 from ..utils._linalg import cholesky_factor
-from ..utils._validation import RANDOM_STATE, Interval
+from ..utils._validation import RANDOM_STATE, Interval, check_not_masked
 
 __all__ = ["sample_gaussian", "transform_noise"]
 
@@ -28,6 +28,7 @@ _SYMMETRY_RTOL = 1e-8
 
 
 def _check_dense_spd_input(matrix: Any, name: str) -> np.ndarray:
+    check_not_masked(matrix, name)
     matrix = np.array(matrix, dtype=np.float64)  # a copy: symmetrised below
     _check_square(matrix.shape, name)
     if not np.all(np.isfinite(matrix)):
