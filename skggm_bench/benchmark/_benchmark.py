@@ -193,13 +193,8 @@ def _check_densities(values: Any) -> tuple[float | None, ...]:
 
 
 def _check_named(
-    mapping: Any,
-    name: str,
-    methods: tuple[str, ...],
-    example: str,
-    seeded: bool = False,
+    mapping: Any, name: str, methods: tuple[str, ...], example: str
 ) -> dict:
-    """Check named estimators; ``seeded``: the harness sets their random_state."""
     if not isinstance(mapping, Mapping):
         raise StudyError(
             name,
@@ -236,15 +231,6 @@ def _check_named(
                 f"{exc}",
                 key,
             ) from exc
-        if seeded and fresh.get_params(deep=False).get("random_state") is not None:
-            raise StudyError(
-                name,
-                f"{name}[{key!r}] has random_state="
-                f"{fresh.get_params(deep=False)['random_state']!r}, which the study "
-                "would ignore: the harness seeds it per cell from the study's "
-                "random_state; leave it None",
-                key,
-            )
         # Estimators that declare their parameters' constraints are checked now, not
         # at their first fit; those that do not (any sklearn-compatible estimator
         # may) are checked by their own fit.
@@ -254,6 +240,22 @@ def _check_named(
             except (ValueError, TypeError) as exc:
                 raise StudyError(name, f"{name}[{key!r}]: {exc}", key) from None
     return dict(mapping)
+
+
+def _check_unseeded(mapping: dict, name: str) -> dict:
+    """Generators and data models are seeded per cell: their own seed would be
+    silently replaced, so it is refused."""
+    for key, value in mapping.items():
+        seed = value.get_params(deep=False).get("random_state")
+        if seed is not None:
+            raise StudyError(
+                name,
+                f"{name}[{key!r}] has random_state={seed!r}, which the study would "
+                "ignore: the harness seeds it per cell from the study's "
+                "random_state; leave it None",
+                key,
+            )
+    return mapping
 
 
 def _check_metrics(metrics: Any) -> tuple[str, ...]:
@@ -887,21 +889,25 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
         data_models = (
             {DEFAULT_DATA_MODEL: None}
             if self.data_models is None
-            else _check_named(
-                self.data_models,
+            else _check_unseeded(
+                _check_named(
+                    self.data_models,
+                    "data_models",
+                    ("observe", "get_params"),
+                    "{'npn': Nonparanormal()}",
+                ),
                 "data_models",
-                ("observe", "get_params"),
-                "{'npn': Nonparanormal()}",
-                seeded=True,
             )
         )
         grid = _Grid(
-            generators=_check_named(
-                self.generators,
+            generators=_check_unseeded(
+                _check_named(
+                    self.generators,
+                    "generators",
+                    ("fit", "sample", "get_params"),
+                    "{'dd': DiagonalDominance()}",
+                ),
                 "generators",
-                ("fit", "sample", "get_params"),
-                "{'dd': DiagonalDominance()}",
-                seeded=True,
             ),
             data_models=data_models,
             learners=_check_named(
