@@ -194,7 +194,7 @@ def _dask_client(scheduler: str | None, n_jobs: int | None) -> Any:
     if scheduler is not None:
         try:
             return Client(scheduler, timeout="30s")
-        except OSError as exc:
+        except (OSError, ValueError) as exc:
             raise CommandError(
                 f"cannot reach the dask scheduler at {scheduler}: {exc}"
             ) from None
@@ -225,25 +225,59 @@ def silenced_warnings() -> Iterator[None]:
             os.environ["PYTHONWARNINGS"] = previous
 
 
-def _execution(args: argparse.Namespace, config: Any) -> tuple[str, int, str | None]:
-    from .benchmark._execution import backend_problem
+def _option(args: argparse.Namespace, config: Any, name: str) -> tuple[Any, str]:
+    """The value of ``--name`` or else of the study file's ``[run] name``, and
+    what to call it in a message."""
+    value = getattr(args, name)
+    if value is not None:
+        return value, f"--{name.replace('_', '-')} {shlex.quote(str(value))}"
+    value = config.run.get(name)
+    where = f"{args.config}: " if getattr(args, "config", None) else ""
+    return value, f"{where}run.{name} = {value!r}"
 
-    backend = args.backend or config.run.get("backend")
-    scheduler = args.scheduler or config.run.get("scheduler")
+
+def _check_scheduler(address: str, where: str) -> None:
+    """Refuse an address a dask Client could not even parse (no port, ...)."""
+    try:
+        from distributed.comm.addressing import parse_address, parse_host_port
+    except ImportError:
+        return  # _dask_client says how to install dask
+    try:
+        scheme, location = parse_address(address)
+        if scheme in ("tcp", "tls"):
+            _, port = parse_host_port(location)
+            if not 0 < port < 2**16:
+                raise ValueError(f"port {port} is not in 1..65535")
+    except (TypeError, ValueError) as exc:
+        raise CommandError(
+            f"{where}: not a dask scheduler address ({exc}); give e.g. "
+            "tcp://10.0.0.1:8786",
+            EXIT_USAGE,
+        ) from None
+
+
+def _execution(args: argparse.Namespace, config: Any) -> tuple[str, int, str | None]:
+    from .benchmark._benchmark import StudyError, check_execution
+
+    backend, backend_where = _option(args, config, "backend")
+    scheduler, scheduler_where = _option(args, config, "scheduler")
     if scheduler is not None:
+        _check_scheduler(scheduler, scheduler_where)
         if backend not in (None, "dask"):
             raise CommandError(
                 f"--scheduler needs --backend dask, got --backend {backend}",
                 EXIT_USAGE,
             )
-        backend = "dask"
-    backend = backend or "loky"
-    problem = backend_problem(backend)
-    if problem is not None:
-        raise CommandError(f"--backend {backend}: {problem}", EXIT_USAGE)
-    n_jobs = args.n_jobs if args.n_jobs is not None else config.run.get("n_jobs", -1)
-    if n_jobs == 0:
-        raise CommandError("--n-jobs 0 has no meaning; use -1 or N >= 1", EXIT_USAGE)
+        backend, backend_where = "dask", f"{scheduler_where} (implies --backend dask)"
+    backend = "loky" if backend is None else backend
+    n_jobs, n_jobs_where = _option(args, config, "n_jobs")
+    n_jobs = -1 if n_jobs is None else n_jobs
+    # The harness's own rules, checked before the store is opened.
+    try:
+        check_execution(n_jobs, backend)
+    except StudyError as exc:
+        where = n_jobs_where if exc.parameter == "n_jobs" else backend_where
+        raise CommandError(f"{where}: {exc}", EXIT_USAGE) from None
     return backend, n_jobs, scheduler
 
 
@@ -261,7 +295,11 @@ def _open_store(path: Path, n_tasks: int) -> tuple[Any, bool]:
         return store, True
     except StoreError as exc:
         problem = str(exc)
-    if path.is_file():
+    # Only a store that cannot be written may still serve, if complete; a damaged
+    # one is refused as it is.
+    if path.is_file() and not (
+        os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
+    ):
         try:
             stored = ResultStore(path, read_only=True)
         except StoreError:
@@ -521,6 +559,12 @@ def _build_generator(args: argparse.Namespace) -> Any:
     except ConfigError as exc:
         raise CommandError(str(exc), EXIT_USAGE) from None
     parameters = _parameters(args.param)
+    if "random_state" in parameters:
+        raise CommandError(
+            "--param random_state: the seed of the graph and the matrices is set "
+            "with --seed S",
+            EXIT_USAGE,
+        )
     if _wraps_a_generator(cls):
         if base is None:
             raise CommandError(
@@ -538,11 +582,21 @@ def _build_generator(args: argparse.Namespace) -> Any:
             EXIT_USAGE,
         )
     try:
-        # Parameter values are checked when make_ggm fits the generator.
         generator = cls(**parameters)
+        # The generator's own constraints, as make_ggm checks them, but before
+        # the output is checked and anything is drawn.
+        generator._validate_params()
     except (TypeError, ValueError) as exc:
         raise CommandError(f"--generator {args.generator}: {exc}", EXIT_USAGE) from None
     return generator
+
+
+def _save(path: Path, array: Any) -> None:
+    """``numpy.save`` to exactly ``path`` (given a name, numpy would add .npy)."""
+    import numpy as np
+
+    with path.open("wb") as handle:
+        np.save(handle, array)
 
 
 def sample_matrices(args: argparse.Namespace) -> int:
@@ -581,9 +635,9 @@ def sample_matrices(args: argparse.Namespace) -> int:
     except (ValueError, TypeError) as exc:
         raise CommandError(str(exc), EXIT_USAGE) from None
     matrices = data.generator.sample(args.n)
-    np.save(args.out, matrices)
+    _save(args.out, matrices)
     if args.graph_out is not None:
-        np.save(args.graph_out, data.adjacency)
+        _save(args.graph_out, data.adjacency)
     edges = int(np.triu(data.adjacency, 1).sum())
     print(
         f"wrote {args.n} matrices of shape {matrices.shape[1:]} from "

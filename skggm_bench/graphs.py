@@ -32,7 +32,8 @@ import networkx as nx
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order, connected_components
-from sklearn.utils import check_random_state
+
+from .utils._validation import check_not_masked, check_random_state
 
 __all__ = [
     "band_graph",
@@ -91,7 +92,8 @@ def check_adjacency(
     Raises
     ------
     TypeError
-        If ``graph`` is a string or an object that is neither a graph nor numeric.
+        If ``graph`` is a string, an object that is neither a graph nor numeric,
+        or a numpy masked array (its mask would be ignored).
     ValueError
         If the graph is directed or a multigraph, or the matrix is not 2-D, not
         square, not symmetric, contains NaN/inf or values other than 0 and 1 off the
@@ -127,6 +129,7 @@ def check_adjacency(
     ...
     ValueError: true_adjacency is not symmetric: entry (0, 1) is 1 but (1, 0) is 0
     """
+    check_not_masked(graph, name)
     if isinstance(graph, nx.Graph):
         adjacency = _sparse_from_networkx(graph)
     elif sp.issparse(graph):

@@ -41,15 +41,12 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 from sklearn.utils import Bunch
-from sklearn.utils._param_validation import (
-    Interval,
-    StrOptions,
-    validate_parameter_constraints,
-)
+from sklearn.utils._param_validation import StrOptions, validate_parameter_constraints
 
 from ..datasets._make_ggm import data_bunch
 from ..datasets._pipeline import draw_graph, draw_latent, draw_model, observe
 from ..metrics import get_metric
+from ..utils._validation import Interval, is_boolean
 from ._execution import backend_problem, execute
 from ._graphs import GraphAxisError, GraphEntry, graph_axis, realised_density
 from ._isolation import close_children
@@ -79,6 +76,17 @@ DEFAULT_METRICS: tuple[str, ...] = (
 )
 #: The data model of a study that names none: the Gaussian rows as drawn.
 DEFAULT_DATA_MODEL = "gaussian"
+#: The most fits a study may have: listing more would take minutes and gigabytes
+#: before the first fit (and running them, months).
+MAX_FITS = 1_000_000
+#: The longest ``timeout``, in seconds (about 11.6 days): waiting longer overflows
+#: the operating system's wait calls.
+MAX_TIMEOUT = 1_000_000
+#: The largest ``|n_jobs|``: more workers than any one machine has.
+MAX_N_JOBS = 4096
+#: The largest ``memory_limit``, in bytes (1 EiB): a cap above the address space
+#: of every machine, which the operating system would refuse.
+MAX_MEMORY_LIMIT = 2**60
 
 
 class StudyError(ValueError, TypeError):
@@ -234,6 +242,22 @@ def _check_named(
     return dict(mapping)
 
 
+def _check_unseeded(mapping: dict, name: str) -> dict:
+    """Generators and data models are seeded per cell: their own seed would be
+    silently replaced, so it is refused."""
+    for key, value in mapping.items():
+        seed = value.get_params(deep=False).get("random_state")
+        if seed is not None:
+            raise StudyError(
+                name,
+                f"{name}[{key!r}] has random_state={seed!r}, which the study would "
+                "ignore: the harness seeds it per cell from the study's "
+                "random_state; leave it None",
+                key,
+            )
+    return mapping
+
+
 def _check_metrics(metrics: Any) -> tuple[str, ...]:
     """Canonical names (the result columns) of the requested metrics."""
     names = []
@@ -268,7 +292,77 @@ def _check_memory_limit(limit: Any) -> int | None:
             f"memory_limit={limit} bytes is below 1 MiB; give it in bytes, e.g. "
             "2 * 2**30 for 2 GiB",
         )
+    if limit > MAX_MEMORY_LIMIT:
+        raise StudyError(
+            "memory_limit",
+            f"memory_limit={limit} bytes is above 2**60 (1 EiB), more than any "
+            "machine can address; leave memory_limit out (None) for no limit",
+        )
     return int(limit)
+
+
+def _check_random_state(random_state: Any) -> None:
+    """Check the study's seed without drawing from a generator it may be."""
+    if isinstance(
+        random_state,
+        (np.random.SeedSequence, np.random.RandomState, np.random.Generator),
+    ):
+        return
+    try:
+        check_study_random_state(random_state)
+    except (TypeError, ValueError) as exc:
+        raise StudyError("random_state", str(exc)) from None
+
+
+def check_execution(n_jobs: Any, backend: Any) -> None:
+    """Check ``n_jobs`` and ``backend`` as :meth:`Benchmark.validate` does.
+
+    The command line checks its ``--n-jobs`` and ``--backend`` with this before it
+    opens a store.
+
+    Raises
+    ------
+    StudyError
+        With ``parameter`` ``"n_jobs"`` or ``"backend"``.
+
+    Examples
+    --------
+    >>> check_execution(2, "")
+    Traceback (most recent call last):
+    ...
+    skggm_bench.benchmark._benchmark.StudyError: backend='' is empty; give a joblib \
+backend name (e.g. 'loky') or None
+    """
+    if n_jobs is not None and (
+        is_boolean(n_jobs) or not isinstance(n_jobs, numbers.Integral)
+    ):
+        raise StudyError(
+            "n_jobs", f"n_jobs must be an int or None, got {n_jobs!r}"
+        )
+    if n_jobs == 0:
+        raise StudyError(
+            "n_jobs", "n_jobs == 0 has no meaning; use None, -1 or a positive int"
+        )
+    if n_jobs is not None and abs(n_jobs) > MAX_N_JOBS:
+        raise StudyError(
+            "n_jobs",
+            f"n_jobs={n_jobs} is more workers than any machine has; give at most "
+            f"{MAX_N_JOBS} (or -1 for all cores)",
+        )
+    if backend is None:
+        return
+    if not isinstance(backend, str):
+        raise StudyError(
+            "backend", f"backend must be a str or None, got {backend!r}"
+        )
+    if not backend.strip():
+        raise StudyError(
+            "backend",
+            f"backend={backend!r} is empty; give a joblib backend name (e.g. "
+            "'loky') or None",
+        )
+    if problem := backend_problem(backend):
+        raise StudyError("backend", problem)
 
 
 def _check_graphs(graph: Any, graph_params: Any) -> dict[str, GraphEntry]:
@@ -328,6 +422,19 @@ class _Grid:
         if fixed is not None:
             return [(fixed[p], p) for p in self.n_features]
         return [(density, p) for density in self.densities for p in self.n_features]
+
+    @property
+    def n_fits(self) -> int:
+        """The number of rows, counted without listing them."""
+        n_points = sum(len(self.points(graph)) for graph in self.graphs)
+        return (
+            len(self.generators)
+            * n_points
+            * self.n_repeats
+            * len(self.data_models)
+            * len(self.n_samples)
+            * len(self.learners)
+        )
 
     def cells(self) -> list[Cell]:
         return [
@@ -555,7 +662,8 @@ class Benchmark:
         Sample sizes. The data set of size ``n`` is the first ``n`` rows of the
         largest one of its cell.
     n_repeats : int, default=1
-        Independent repeats of every cell (new graph, matrices and noise).
+        Independent repeats of every cell (new graph, matrices and noise). A
+        study has at most 1,000,000 fits.
     data_models : dict of str to data model, or None, default=None
         Named ways of observing the latent Gaussian data (objects with an
         ``observe(latent, covariance)`` method, see ``docs/data_models.md``); every
@@ -574,7 +682,8 @@ class Benchmark:
         becomes a column holding the raw value (lower is better for losses).
     n_jobs : int or None, default=None
         Parallel workers, as in joblib (``None``: 1 unless a surrounding
-        ``joblib.parallel_config`` says otherwise; ``-1``: all cores).
+        ``joblib.parallel_config`` says otherwise; ``-1``: all cores); not 0, at
+        most 4096 in absolute value.
     backend : str or None, default="loky"
         joblib backend: ``"loky"`` (processes), ``"threading"``, ``"dask"`` (needs
         a ``dask.distributed.Client`` in this process) or any registered backend;
@@ -592,9 +701,10 @@ default=None
         Seconds allowed to each fit (its scoring included) and to each draw of a
         data set; at the deadline the process running it is stopped and the row
         gets status ``"timeout"`` (``"failed"`` with ``data generation failed``
-        for a draw).
+        for a draw). At most 10**6 s (about 11.6 days).
     memory_limit : int or None, default=None
-        Bytes each fit or draw may allocate; beyond it the row gets status
+        Bytes each fit or draw may allocate, from 1 MiB to
+        2**60 bytes; beyond it the row gets status
         ``"memory"``.
     isolate : bool, default=True
         Run draws and fits in child processes (see Notes). ``False`` runs them in
@@ -659,11 +769,9 @@ default=None
     """
 
     _parameter_constraints: dict = {
-        "n_repeats": [Interval(numbers.Integral, 1, None, closed="left")],
+        "n_repeats": [Interval(numbers.Integral, 1, MAX_FITS, closed="both")],
         "model": [StrOptions({"concentration", "covariance"})],
-        "timeout": [Interval(numbers.Real, 0, None, closed="neither"), None],
-        "n_jobs": [numbers.Integral, None],
-        "backend": [str, None],
+        "timeout": [Interval(numbers.Real, 0, MAX_TIMEOUT, closed="right"), None],
         "graph_params": [dict, None],
         "isolate": ["boolean"],
         "verbose": ["verbose"],
@@ -761,12 +869,8 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
                 )
             except ValueError as exc:  # sklearn's InvalidParameterError
                 raise StudyError(name, str(exc)) from None
-        if self.n_jobs == 0:
-            raise StudyError(
-                "n_jobs", "n_jobs == 0 has no meaning; use None, -1 or a positive int"
-            )
-        if self.backend is not None and (problem := backend_problem(self.backend)):
-            raise StudyError("backend", problem)
+        check_execution(self.n_jobs, self.backend)
+        _check_random_state(self.random_state)
         graphs = _check_graphs(self.graph, self.graph_params)
         isolate = bool(self.isolate)
         if isolate and not hasattr(os, "fork"):
@@ -785,19 +889,25 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
         data_models = (
             {DEFAULT_DATA_MODEL: None}
             if self.data_models is None
-            else _check_named(
-                self.data_models,
+            else _check_unseeded(
+                _check_named(
+                    self.data_models,
+                    "data_models",
+                    ("observe", "get_params"),
+                    "{'npn': Nonparanormal()}",
+                ),
                 "data_models",
-                ("observe", "get_params"),
-                "{'npn': Nonparanormal()}",
             )
         )
         grid = _Grid(
-            generators=_check_named(
-                self.generators,
+            generators=_check_unseeded(
+                _check_named(
+                    self.generators,
+                    "generators",
+                    ("fit", "sample", "get_params"),
+                    "{'dd': DiagonalDominance()}",
+                ),
                 "generators",
-                ("fit", "sample", "get_params"),
-                "{'dd': DiagonalDominance()}",
             ),
             data_models=data_models,
             learners=_check_named(
@@ -820,6 +930,13 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
         grid = dataclasses.replace(
             grid, graphs=_fix_structures(grid.graphs, grid.n_features, self.graph)
         )
+        if grid.n_fits > MAX_FITS:
+            raise StudyError(
+                "n_repeats",
+                f"the study has {grid.n_fits:,} fits, more than the {MAX_FITS:,} a "
+                "study may have; use fewer repeats or a smaller grid, or split it "
+                "into several studies",
+            )
         self._probe(grid)
         return grid
 

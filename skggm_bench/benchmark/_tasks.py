@@ -32,6 +32,7 @@ from ..datasets._pipeline import (
     observe,
 )
 from ..metrics import GroundTruth, score_learner
+from ..utils._validation import constant_columns, constant_columns_message
 from ._graphs import GraphEntry
 from ._isolation import error_message, truncate, worker_for
 from ._provenance import package_versions
@@ -185,6 +186,9 @@ class _Server:
                 fit.learner,
             ),
         )
+        # Named in the row's message (before the learner may write into X): a
+        # constant variable carries nothing to learn a graph from.
+        constant = constant_columns(X)
         start = time.perf_counter()
         estimator.fit(X)
         fit_time = time.perf_counter() - start
@@ -194,7 +198,9 @@ class _Server:
             data.truth.covariance,
             data.truth.precision,
         )
-        result = {"fit_time": fit_time}
+        result: dict[str, Any] = {"fit_time": fit_time}
+        if constant.size:
+            result["data_notes"] = [constant_columns_message(constant)]
         try:
             scores = score_learner(estimator, truth, spec.metrics)
             for name, value in scores.values.items():
@@ -265,7 +271,10 @@ def run_fit(spec: Spec, fit: Fit) -> dict:
             spec.metrics,
         )
     notes = "; ".join(
-        f"{name} undefined: {why}" for name, why in result["notes"].items()
+        [
+            *result.get("data_notes", ()),
+            *(f"{name} undefined: {why}" for name, why in result["notes"].items()),
+        ]
     )
     return (
         row

@@ -460,21 +460,21 @@ class BenchmarkConfig:
         14400
         """
         grid = self.grid
-        n_features = grid.get("n_features", 50)
         graphs = graph_axis(
             grid.get("graph", "erdos_renyi"), grid.get("graph_params")
         ).values()
         # A fixed-structure graph has one density (its own) per n_features.
         n_densities = sum(
-            len(grid["densities"]) if graph.follows_density else 1 for graph in graphs
+            _n_values(grid["densities"]) if graph.follows_density else 1
+            for graph in graphs
         )
         return (
             len(self.generators)
             * len(self.learners)
             * max(len(self.data_models), 1)
             * n_densities
-            * (len(n_features) if isinstance(n_features, tuple) else 1)
-            * len(grid.get("n_samples", (100,)))
+            * _n_values(grid.get("n_features", 50))
+            * _n_values(grid.get("n_samples", (100,)))
             * grid.get("n_repeats", 1)
         )
 
@@ -542,6 +542,11 @@ class BenchmarkConfig:
         return data
 
 
+def _n_values(value: Any) -> int:
+    """How many values a grid key holds: a bare value (``n_samples = 30``) is one."""
+    return len(value) if isinstance(value, tuple) else 1
+
+
 def _class_name(cls: type) -> str:
     module = cls.__module__
     if module.startswith(("skggm_bench.generators", "skggm_bench.datasets")) or any(
@@ -605,8 +610,8 @@ def load_config(path: str | Path) -> BenchmarkConfig:
     Raises
     ------
     ConfigError
-        If the file cannot be read, is not valid TOML (the message gives the line)
-        or fails validation (the message names the key).
+        If the file cannot be read, is not UTF-8 text, is not valid TOML (the
+        message gives the line) or fails validation (the message names the key).
 
     Examples
     --------
@@ -638,6 +643,10 @@ def load_config(path: str | Path) -> BenchmarkConfig:
         ) from exc
     except toml.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from exc
+    except UnicodeDecodeError as exc:  # TOML is UTF-8 text; this is not
+        raise ConfigError(
+            f"{path}: not a TOML file: byte {exc.start} is not UTF-8 text"
+        ) from None
     try:
         return parse_config(data, name=path.stem)
     except ConfigError as exc:

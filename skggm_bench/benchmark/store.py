@@ -238,9 +238,41 @@ class ResultStore:
                     "writable"
                 )
 
+    def _check_before_writing(self) -> None:
+        """Refuse an existing file that is not a sound store, before writing to it.
+
+        Opening a file for writing changes it (WAL mode rewrites the header and
+        creates the -wal and -shm files) before SQLite reads a damaged page, so
+        an existing file is first opened read-only: it must be a store of this
+        version that passes SQLite's ``quick_check`` and whose values fit their
+        columns. An empty (zero-byte) file is a new store: it holds nothing to
+        lose (``mktemp`` makes such files).
+        """
+        path = Path(self.path)
+        if not path.is_file() or path.stat().st_size == 0:
+            return
+        conn = self._open_read_only()
+        try:
+            _check_is_store(conn, self.path)
+            _checked_records(conn, self.path)
+            problems = [
+                line
+                for row in conn.execute("PRAGMA quick_check(3)")
+                for line in row[0].splitlines()
+                if not line.startswith("*** in database")
+            ]
+        finally:
+            conn.close()
+        if problems != ["ok"]:
+            raise StoreError(
+                f"{self.path!r} is a damaged results store ({'; '.join(problems)}); "
+                "it was left as it is: restore it from a copy, or choose another path"
+            )
+
     def _open_for_writing(self) -> sqlite3.Connection:
         if self.path != ":memory:":
             self._check_permissions()
+            self._check_before_writing()
         conn = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_MS / 1000)
         conn.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
         tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
@@ -271,28 +303,15 @@ class ResultStore:
             conn = (
                 self._open_read_only() if self.read_only else self._open_for_writing()
             )
-            tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
-            if not {"results", "meta"} <= tables:
+            try:
+                _check_is_store(conn, self.path)
+            except StoreError:
                 conn.close()
-                raise StoreError(
-                    f"{self.path!r} is not a skggm-bench results store"
-                    + (f" (it has the tables {sorted(tables)})" if tables else "")
-                )
-            version = conn.execute(
-                "SELECT value FROM meta WHERE key = 'schema_version'"
-            ).fetchone()
+                raise
         except sqlite3.DatabaseError as exc:
             raise StoreError(
                 f"cannot use {self.path!r} as a results store: {exc}"
             ) from None
-        if version is None or version[0] != _SCHEMA_VERSION:
-            conn.close()
-            found = "no schema version" if version is None else f"version {version[0]}"
-            raise StoreError(
-                f"{self.path!r} is a results store of another skggm-bench version "
-                f"({found}; this version reads version {_SCHEMA_VERSION}); start a "
-                "new store for this version"
-            )
         self._conn, self._pid = conn, os.getpid()
         return conn
 
@@ -485,22 +504,8 @@ class ResultStore:
         """
         import pandas as pd  # optional dependency, needed only for frames
 
-        metrics = self.metric_columns()
-        columns = result_columns(metrics)
-        quoted = ", ".join(f'"{name}"' for name in columns)
-        records = (
-            self._connection()
-            .execute(f"SELECT {quoted} FROM results ORDER BY rowid")
-            .fetchall()
-        )
+        records, columns, dtypes = _checked_records(self._connection(), self.path)
         frame = pd.DataFrame.from_records(records, columns=columns)
-        kinds = {name: COLUMN_TYPES.get(name, "real") for name in columns}
-        dtypes = {
-            name: {"text": object, "real": "float64"}.get(kind, "int64")
-            for name, kind in kinds.items()
-        }
-        # Cell statistics are missing in the rows of a data set that failed.
-        dtypes |= {name: "Int64" for name in ("n_edges", "n_added_edges")}
         return frame.astype(dtypes)
 
     # -- study metadata ----------------------------------------------------------------
@@ -608,6 +613,80 @@ re-run with the stored configuration to resume it.
                 "a new study, or re-run with the stored configuration to resume it."
             )
         return stored
+
+
+def _check_is_store(conn: sqlite3.Connection, path: str) -> None:
+    """A results store of this version: its tables and its schema version."""
+    tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
+    if not {"results", "meta"} <= tables:
+        raise StoreError(
+            f"{path!r} is not a skggm-bench results store"
+            + (f" (it has the tables {sorted(tables)})" if tables else "")
+        )
+    version = conn.execute(
+        "SELECT value FROM meta WHERE key = 'schema_version'"
+    ).fetchone()
+    if version is None or version[0] != _SCHEMA_VERSION:
+        found = "no schema version" if version is None else f"version {version[0]}"
+        raise StoreError(
+            f"{path!r} is a results store of another skggm-bench version "
+            f"({found}; this version reads version {_SCHEMA_VERSION}); start a "
+            "new store for this version"
+        )
+
+
+def _checked_records(
+    conn: sqlite3.Connection, path: str
+) -> tuple[list[tuple], list[str], dict[str, Any]]:
+    """Every stored row in insertion order, its columns and their frame dtypes.
+
+    Raises
+    ------
+    StoreError
+        For a value its column cannot hold.
+    """
+    existing = [row[1] for row in conn.execute("PRAGMA table_info(results)")]
+    fixed = set(_FIXED_COLUMNS)
+    columns = result_columns([name for name in existing if name not in fixed])
+    quoted = ", ".join(f'"{name}"' for name in columns)
+    records = conn.execute(
+        f"SELECT rowid, {quoted} FROM results ORDER BY rowid"
+    ).fetchall()
+    kinds = {name: COLUMN_TYPES.get(name, "real") for name in columns}
+    dtypes: dict[str, Any] = {
+        name: {"text": object, "real": "float64"}.get(kind, "int64")
+        for name, kind in kinds.items()
+    }
+    # Cell statistics are missing in the rows of a data set that failed.
+    dtypes |= {name: "Int64" for name in ("n_edges", "n_added_edges")}
+    _check_values(records, columns, dtypes, path)
+    return [record[1:] for record in records], columns, dtypes
+
+
+def _check_values(
+    records: list[tuple], columns: list[str], dtypes: dict, path: str
+) -> None:
+    """Refuse a value the frame's column cannot hold (a file edited or damaged).
+
+    SQLite keeps whatever a column is given; ``records`` are ``(rowid, *values)``.
+    """
+    numbers = {"float64": (int, float), "int64": (int,), "Int64": (int,)}
+    for position, name in enumerate(columns, start=1):
+        allowed = numbers.get(dtypes[name])
+        if allowed is None:
+            continue
+        what = "a number" if dtypes[name] == "float64" else "an integer"
+        nullable = dtypes[name] != "int64"
+        for record in records:
+            value = record[position]
+            if (value is None and not nullable) or (
+                value is not None and not isinstance(value, allowed)
+            ):
+                raise StoreError(
+                    f"damaged store: column {name} of row {record[0]} holds "
+                    f"{value!r}, not {what} ({path!r} was changed outside "
+                    "skggm-bench)"
+                )
 
 
 def _check_row(row: dict) -> None:

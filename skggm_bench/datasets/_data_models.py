@@ -23,7 +23,9 @@ import numpy as np
 from scipy import special
 from sklearn.base import BaseEstimator, clone
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import StrOptions
+
+from ..utils._validation import RANDOM_STATE, Interval, check_not_masked
 
 __all__ = [
     "Binary",
@@ -66,6 +68,8 @@ def _streams(random_state: Any, salt: str, n_streams: int) -> list[np.random.Gen
 
 
 def _check_observe_input(latent: Any, covariance: Any) -> tuple[np.ndarray, np.ndarray]:
+    check_not_masked(latent, "latent")
+    check_not_masked(covariance, "covariance")
     latent = np.asarray(latent, dtype=np.float64)
     if latent.ndim != 2 or latent.shape[0] < 1 or latent.shape[1] < 1:
         raise ValueError(
@@ -418,7 +422,7 @@ class MultivariateT(DataModel):
     )
     _parameter_constraints: ClassVar[dict] = {
         "df": [Interval(Real, 0, None, closed="neither")],
-        "random_state": ["random_state"],
+        "random_state": RANDOM_STATE,
     }
 
     def __init__(self, df: float = 3.0, random_state: Any = None) -> None:
@@ -497,7 +501,7 @@ class Contaminated(DataModel):
         "distribution": [StrOptions(set(_OUTLIER_CDFS))],
         "location": [Interval(Real, None, None, closed="neither")],
         "scale": [Interval(Real, 0, None, closed="neither")],
-        "random_state": ["random_state"],
+        "random_state": RANDOM_STATE,
     }
 
     def __init__(
@@ -645,7 +649,7 @@ class Ordinal(DataModel):
         "n_levels": [Interval(Integral, 2, None, closed="left")],
         "thresholds": ["array-like", None],
         "concentration": [Interval(Real, 0, None, closed="neither")],
-        "random_state": ["random_state"],
+        "random_state": RANDOM_STATE,
     }
 
     def __init__(
@@ -705,7 +709,7 @@ class Binary(DataModel):
     _parameter_constraints: ClassVar[dict] = {
         "threshold": [Interval(Real, None, None, closed="neither"), "array-like", None],
         "concentration": [Interval(Real, 0, None, closed="neither")],
-        "random_state": ["random_state"],
+        "random_state": RANDOM_STATE,
     }
 
     def __init__(
@@ -796,7 +800,7 @@ class MissingCompletelyAtRandom(DataModel):
     _parameter_constraints: ClassVar[dict] = {
         "rate": [Interval(Real, 0, 1, closed="left")],
         "data_model": [DataModel, None],
-        "random_state": ["random_state"],
+        "random_state": RANDOM_STATE,
     }
 
     def __init__(
@@ -894,7 +898,7 @@ class MissingAtRandom(DataModel):
         "always_observed": [Interval(Real, 0, 1, closed="neither")],
         "strength": [Interval(Real, -1, 1, closed="both")],
         "data_model": [DataModel, None],
-        "random_state": ["random_state"],
+        "random_state": RANDOM_STATE,
     }
 
     def __init__(

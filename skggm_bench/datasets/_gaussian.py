@@ -10,9 +10,10 @@ import scipy.linalg
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
+from sklearn.utils._param_validation import StrOptions, validate_params
 
 from ..utils._linalg import cholesky_factor
+from ..utils._validation import RANDOM_STATE, Interval, check_not_masked
 
 __all__ = ["sample_gaussian", "transform_noise"]
 
@@ -27,6 +28,7 @@ _SYMMETRY_RTOL = 1e-8
 
 
 def _check_dense_spd_input(matrix: Any, name: str) -> np.ndarray:
+    check_not_masked(matrix, name)
     matrix = np.array(matrix, dtype=np.float64)  # a copy: symmetrised below
     _check_square(matrix.shape, name)
     if not np.all(np.isfinite(matrix)):
@@ -113,7 +115,7 @@ def _sample_sparse(matrix: Any, noise: np.ndarray, role: str, name: str) -> np.n
         "matrix": ["array-like", "sparse matrix"],
         "n_samples": [Interval(Integral, 1, None, closed="left")],
         "role": [StrOptions({"covariance", "precision"})],
-        "random_state": ["random_state"],
+        "random_state": RANDOM_STATE,
     },
     prefer_skip_nested_validation=True,
 )

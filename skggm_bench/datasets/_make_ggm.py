@@ -10,13 +10,14 @@ import numpy as np
 from sklearn.utils import Bunch, check_random_state
 from sklearn.utils._param_validation import (
     HasMethods,
-    Interval,
+    InvalidParameterError,
     StrOptions,
     validate_params,
 )
 
 from ..generators import GraphicalModelGenerator, TriangulatedOrthogonalization
 from ..utils._linalg import partial_correlation_from_precision
+from ..utils._validation import Interval
 from ._families import GRAPH_FAMILIES, graph_from_adjacency
 from ._pipeline import (
     DrawnGraph,
@@ -139,7 +140,9 @@ def data_bunch(
             None,
         ],
     },
-    prefer_skip_nested_validation=True,
+    # False: a generator wrapped by ``generator`` (SpectralControl's) is validated
+    # by its fit, as when it is used alone.
+    prefer_skip_nested_validation=False,
 )
 def make_ggm(
     n_samples: int = 100,
@@ -296,8 +299,9 @@ default=None
     ValueError
         For ``n_samples < 1``, ``density`` outside [0, 1] or not achievable, an
         unknown family or ``model``, a graph whose size is not ``n_features``, a
-        density or ``graph_params`` that the chosen graph cannot use, or a bad
-        ``scale``.
+        density or ``graph_params`` that the chosen graph cannot use, a bad
+        ``scale``, or a parameter of ``generator`` or ``data_model`` that its
+        constraints refuse (the message names it).
 
     See Also
     --------
@@ -320,6 +324,8 @@ default=None
     >>> bool(np.all(cov.covariance[off_graph] == 0)), np.diag(cov.covariance)[:2]
     (True, array([4., 4.]))
     """
+    for name, estimator in (("generator", generator), ("data_model", data_model)):
+        _check_own_parameters(estimator, name)
     seed = seed_from_random_state(random_state)
     drawn = draw_graph(graph, n_features, density, graph_params, seed)
     truth = draw_model(
@@ -346,6 +352,20 @@ default=None
         seed=seed,
         scale=stds,
     )
+
+
+def _check_own_parameters(estimator: Any, name: str) -> None:
+    """Validate a generator's or a data model's parameters, naming it.
+
+    Raised as a ValueError: validate_params would relabel an InvalidParameterError
+    as one of make_ggm's own parameters.
+    """
+    if estimator is None or not hasattr(estimator, "_validate_params"):
+        return
+    try:
+        estimator._validate_params()
+    except InvalidParameterError as exc:
+        raise ValueError(f"{name}={type(estimator).__name__}(...): {exc}") from None
 
 
 def _rescaled(

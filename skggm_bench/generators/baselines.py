@@ -12,9 +12,10 @@ import warnings
 from numbers import Real
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import StrOptions
 
 from ..graphs import is_chordal, triangulate
+from ..utils._validation import RANDOM_STATE, Interval
 from ._base import GraphicalModelGenerator
 
 __all__ = ["CholeskyProduct", "EigenShift"]
@@ -91,7 +92,7 @@ class EigenShift(GraphicalModelGenerator):
         "v": [Interval(Real, 0, None, closed="neither")],
         "u": [Interval(Real, 0, None, closed="left")],
         "scaling": [StrOptions({"unit_diagonal", "huge"})],
-        "random_state": ["random_state"],
+        "random_state": RANDOM_STATE,
     }
 
     def __init__(
@@ -205,7 +206,7 @@ class CholeskyProduct(GraphicalModelGenerator):
         "largest_coef": [Interval(Real, 0, None, closed="neither")],
         "unit_diagonal": ["boolean"],
         "on_non_chordal": [StrOptions({"error", "triangulate"})],
-        "random_state": ["random_state"],
+        "random_state": RANDOM_STATE,
     }
 
     def __init__(

@@ -6,8 +6,9 @@ from numbers import Real
 from typing import Any
 
 import numpy as np
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils._param_validation import HasMethods, StrOptions
 
+from ..utils._validation import RANDOM_STATE, Interval
 from ._base import GraphicalModelGenerator
 
 __all__ = ["DiagonalDominance"]
@@ -55,7 +56,7 @@ class DiagonalDominance(GraphicalModelGenerator):
     _parameter_constraints: dict = {
         "distribution": [StrOptions({"normal", "uniform"}), HasMethods(["rvs"])],
         "perturbation": [Interval(Real, 0, None, closed="neither")],
-        "random_state": ["random_state"],
+        "random_state": RANDOM_STATE,
     }
 
     def __init__(

@@ -60,9 +60,10 @@ from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import StrOptions
 
 from ..graphs import triangulate
+from ..utils._validation import RANDOM_STATE, Interval
 from ._base import GraphicalModelGenerator
 from ._g_wishart_gibbs import GibbsChains
 from ._mcmc import (
@@ -531,7 +532,7 @@ class GWishart(GraphicalModelGenerator):
         "n_chains": [Interval(Integral, 1, None, closed="left")],
         "n_burn_in": [Interval(Integral, 0, None, closed="left"), None],
         "thinning": [Interval(Integral, 1, None, closed="left"), None],
-        "random_state": ["random_state"],
+        "random_state": RANDOM_STATE,
     }
 
     def __init__(

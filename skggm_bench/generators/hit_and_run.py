@@ -61,8 +61,9 @@ from typing import Any
 
 import numpy as np
 from scipy.linalg import lapack
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import StrOptions
 
+from ..utils._validation import RANDOM_STATE, Interval
 from ._base import GraphicalModelGenerator
 from ._low_rank_inverse import LowRankInverse, inverse_and_log_det
 from ._mcmc import (
@@ -251,7 +252,7 @@ class HitAndRunUniform(GraphicalModelGenerator):
         "thinning": [Interval(Integral, 1, None, closed="left"), None],
         "n_chains": [Interval(Integral, 1, None, closed="left")],
         "start": [StrOptions({"triangulated", "identity"})],
-        "random_state": ["random_state"],
+        "random_state": RANDOM_STATE,
     }
 
     def __init__(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..utils._validation import RANDOM_STATE
 from ._base import GraphicalModelGenerator, fast_generator
 from ._orthogonalization import (
     earlier_neighbours,
@@ -60,7 +61,7 @@ class PartialOrthogonalization(GraphicalModelGenerator):
     _pattern_exact_by_construction = True
 
     _parameter_constraints: dict = {
-        "random_state": ["random_state"],
+        "random_state": RANDOM_STATE,
     }
 
     def __init__(

@@ -31,8 +31,9 @@ from typing import Any
 
 import numpy as np
 from sklearn.base import clone
-from sklearn.utils._param_validation import HasMethods, Interval
+from sklearn.utils._param_validation import HasMethods
 
+from ..utils._validation import RANDOM_STATE, Interval
 from ._base import GraphicalModelGenerator
 
 __all__ = ["SpectralControl"]
@@ -132,7 +133,7 @@ class SpectralControl(GraphicalModelGenerator):
         "min_eigenvalue": [Interval(Real, 0, None, closed="neither"), None],
         "condition_number": [Interval(Real, 1, None, closed="neither"), None],
         "unit_diagonal": ["boolean"],
-        "random_state": ["random_state"],
+        "random_state": RANDOM_STATE,
     }
 
     def __init__(

@@ -6,6 +6,7 @@ import numpy as np
 from sklearn.utils._param_validation import StrOptions
 
 from ..graphs import triangulate
+from ..utils._validation import RANDOM_STATE
 from ._base import GraphicalModelGenerator, fast_generator
 from ._orthogonalization import earlier_neighbours, orthogonalized_gram
 from .uniform_chordal import CholeskyStructure, gram_matrices
@@ -68,7 +69,7 @@ class TriangulatedOrthogonalization(GraphicalModelGenerator):
 
     _parameter_constraints: dict = {
         "triangulation": [StrOptions({"min_degree", "min_fill"})],
-        "random_state": ["random_state"],
+        "random_state": RANDOM_STATE,
     }
 
     def __init__(

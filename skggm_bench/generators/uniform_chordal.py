@@ -25,9 +25,10 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import StrOptions
 
 from ..graphs import perfect_ordering
+from ..utils._validation import RANDOM_STATE, Interval
 from ._base import GraphicalModelGenerator, fast_generator
 
 __all__ = ["UniformChordal"]
@@ -256,7 +257,7 @@ class UniformChordal(GraphicalModelGenerator):
         "n_burn_in": [Interval(Integral, 0, None, closed="left")],
         "proposal_scale": [Interval(Real, 0, None, closed="neither")],
         "sparse_output": ["boolean"],
-        "random_state": ["random_state"],
+        "random_state": RANDOM_STATE,
     }
 
     def __init__(

@@ -24,8 +24,9 @@ import numpy as np
 from scipy import sparse
 from scipy.optimize import linprog
 from sklearn.base import BaseEstimator, _fit_context
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import StrOptions
 
+from ..utils._validation import Interval
 from ._utils import standardize_columns, validate_samples
 
 # Columns per HiGHS call (measured at p = 50-400: 5-10 minimise the time).

@@ -3,8 +3,9 @@
 from numbers import Real
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import StrOptions
 
+from ..utils._validation import Interval
 from ._local_fdr import CUTOFF_METHODS, local_fdr
 from ._partial_correlation import symmetric_from_upper, upper_triangle
 

@@ -6,8 +6,9 @@ import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, _fit_context
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import HasMethods, Interval
+from sklearn.utils._param_validation import HasMethods
 
+from ..utils._validation import RANDOM_STATE, Interval
 from ._penalty_search import (
     PENALTY_WITHOUT_PAIRS,
     SEARCH_PARAMETER_CONSTRAINTS,
@@ -289,7 +290,7 @@ class RIC(ProtocolAttributesMixin, MetaEstimatorMixin, BaseEstimator):
         "estimator": [HasMethods(["fit"])],
         "param": [str],
         "n_rotations": [Interval(Integral, 1, None, closed="left")],
-        "random_state": ["random_state"],
+        "random_state": RANDOM_STATE,
     }
 
     def __init__(self, estimator, param="alpha", n_rotations=20, random_state=None):

@@ -13,8 +13,9 @@ import numpy as np
 from scipy import stats
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.utils import check_array
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import StrOptions
 
+from ..utils._validation import Interval
 from ._active_set_lasso import INTERPOLATION_SCALE, nodewise_lasso_path
 from ._partial_correlation import partial_correlation_from_coefficients
 from ._utils import standardize_columns, validate_samples

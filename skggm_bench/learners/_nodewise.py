@@ -12,8 +12,9 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import StrOptions
 
+from ..utils._validation import RANDOM_STATE, Interval
 from ._cross_validation import make_folds
 from ._edges import LFDR_PARAMETER_CONSTRAINTS, LocalFDREdgesMixin
 from ._nodewise_lasso import nodewise_lasso
@@ -25,7 +26,7 @@ from ._utils import standardize_columns, validate_samples
 _COMMON_CONSTRAINTS = {
     "cv": ["cv_object"],
     "penalty_selection": [StrOptions({"cv_min", "cv_1se"})],
-    "random_state": ["random_state"],
+    "random_state": RANDOM_STATE,
 }
 _LASSO_CONSTRAINTS = {
     **_COMMON_CONSTRAINTS,

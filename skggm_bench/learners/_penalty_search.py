@@ -10,7 +10,9 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import clone
-from sklearn.utils._param_validation import HasMethods, Interval
+from sklearn.utils._param_validation import HasMethods
+
+from ..utils._validation import Interval
 
 # The attributes through which the harness and the scorers read a learner
 # (``adjacency_``, ``precision_``, ``partial_correlation_``, ``covariance_``)
@@ -32,7 +34,7 @@ SEARCH_PARAMETER_CONSTRAINTS = {
     "param": [str],
     "alphas": [Interval(Integral, 1, None, closed="left"), "array-like"],
     "alpha_min_ratio": [Interval(Real, 0.0, 1.0, closed="neither")],
-    "n_jobs": [Integral, None],
+    "n_jobs": [Interval(Integral, None, None, closed="neither"), None],
 }
 
 

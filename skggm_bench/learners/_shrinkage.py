@@ -4,8 +4,8 @@ from numbers import Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, _fit_context
-from sklearn.utils._param_validation import Interval
 
+from ..utils._validation import Interval
 from ._edges import LFDR_PARAMETER_CONSTRAINTS, LocalFDREdgesMixin
 from ._partial_correlation import partial_correlation_from_precision
 from ._utils import standardize_columns, validate_samples

@@ -6,8 +6,8 @@ import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, _fit_context
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval
 
+from ..utils._validation import RANDOM_STATE, Interval
 from ._penalty_search import (
     SEARCH_PARAMETER_CONSTRAINTS,
     ProtocolAttributesMixin,
@@ -177,7 +177,7 @@ class StARS(ProtocolAttributesMixin, MetaEstimatorMixin, BaseEstimator):
             Interval(Real, 0.0, 1.0, closed="neither"),
             None,
         ],
-        "random_state": ["random_state"],
+        "random_state": RANDOM_STATE,
     }
 
     def __init__(

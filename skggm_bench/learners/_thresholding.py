@@ -6,8 +6,9 @@ import numpy as np
 from scipy import stats
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.utils import check_array
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import StrOptions
 
+from ..utils._validation import Interval
 from ._utils import standardize_columns, validate_samples
 
 # Family-wise level of the "auto" threshold (Bonferroni over all pairs).

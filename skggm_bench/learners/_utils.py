@@ -2,6 +2,8 @@
 
 import numpy as np
 
+from ..utils._validation import check_not_masked, warn_constant_columns
+
 try:  # scikit-learn >= 1.6
     from sklearn.utils.validation import validate_data as _sk_validate_data
 except ImportError:  # pragma: no cover - older scikit-learn
@@ -21,7 +23,10 @@ def validate_samples(estimator, X, *, reset: bool = True) -> np.ndarray:
         The estimator being fitted (receives ``n_features_in_`` and, for
         dataframes, ``feature_names_in_``).
     X : array-like of shape (n_samples, n_features)
-        The data. Sparse input, NaN and infinity are rejected with a clear error.
+        The data. Sparse input, NaN, infinity and numpy masked arrays (whose
+        mask would be ignored) are rejected with a clear error; in ``fit``
+        (``reset=True``) a constant column gets a ``ConstantColumnWarning``
+        naming it.
     reset : bool, default=True
         ``True`` in ``fit`` (records ``n_features_in_``, needs two samples);
         ``False`` in ``transform`` (checks ``X`` against what ``fit`` saw, accepts
@@ -37,9 +42,14 @@ def validate_samples(estimator, X, *, reset: bool = True) -> np.ndarray:
         "ensure_min_samples": 2 if reset else 1,
         "accept_sparse": False,
     }
+    check_not_masked(X, "X")
     if _sk_validate_data is not None:
-        return _sk_validate_data(estimator, X, reset=reset, **params)
-    return estimator._validate_data(X, reset=reset, **params)  # pragma: no cover
+        X = _sk_validate_data(estimator, X, reset=reset, **params)
+    else:  # pragma: no cover
+        X = estimator._validate_data(X, reset=reset, **params)
+    if reset:
+        warn_constant_columns(X)
+    return X
 
 
 def standardize_columns(X: np.ndarray, ddof: int = 0) -> tuple[np.ndarray, np.ndarray]:

@@ -10,6 +10,7 @@ import scipy.sparse
 from numpy.typing import NDArray
 
 from ..graphs import check_adjacency
+from ..utils._validation import check_not_masked
 
 __all__ = [
     "SYMMETRY_RTOL",
@@ -31,6 +32,7 @@ SYMMETRY_RTOL = 1e-8
 
 def as_square_real_array(x: Any, name: str) -> NDArray[Any]:
     """Return ``x`` as a dense, non-empty, square, NaN-free real numpy array."""
+    check_not_masked(x, name)
     if scipy.sparse.issparse(x):
         x = x.toarray()
     arr = np.asarray(x)
