@@ -1,0 +1,25 @@
+"""Data from skggm-bench's generators: a benchopt dataset in a few lines."""
+
+from benchopt import BaseDataset
+
+from skggm_bench.interop import benchopt_data
+
+
+class Dataset(BaseDataset):
+    name = "skggm"
+    # Each generator is a benchopt parameter: its results are a dataset of their own.
+    parameters = {
+        "generator": ["DiagonalDominance", "TriangulatedOrthogonalization"],
+        "n_samples, n_features": [(100, 20)],
+        "density": [0.1],
+        "random_state": [0],
+    }
+
+    def get_data(self):
+        return benchopt_data(
+            self.n_samples,
+            self.n_features,
+            density=self.density,
+            generator=self.generator,
+            random_state=self.random_state,
+        )
