@@ -236,3 +236,38 @@ def test_shard_option_is_checked(capsys):
     with pytest.raises(SystemExit):
         cli.main(["run", "--shard", "0/2"])
     assert "expected I/K with 1 <= I <= K" in capsys.readouterr().err
+
+
+def test_the_slurm_array_script_covers_the_study(studies, tmp_path):
+    """examples/slurm/study_array.sh, run as SLURM would run an array of 2."""
+    import os
+    import subprocess
+    import sys
+
+    script = Path(__file__).parent.parent / "examples" / "slurm" / "study_array.sh"
+    (tmp_path / "study.toml").write_text(STUDY)
+    bin_dir = str(Path(sys.executable).parent)
+    for task in (1, 2):
+        env = {
+            **os.environ,
+            "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+            "SLURM_ARRAY_TASK_ID": str(task),
+            "SLURM_ARRAY_TASK_COUNT": "2",
+            "SLURM_CPUS_PER_TASK": "1",
+        }
+        done = subprocess.run(
+            ["bash", str(script)],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+    parts = sorted((tmp_path / "results").glob("study.shard-*-of-2.sqlite"))
+    assert len(parts) == 2
+    assert _main("merge", *parts, "--out", tmp_path / "study.sqlite") == 0
+    pd.testing.assert_frame_equal(
+        _sorted(_frame(tmp_path / "study.sqlite")),
+        _sorted(_frame(studies / "whole.sqlite")),
+    )
