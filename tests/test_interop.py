@@ -87,7 +87,7 @@ def test_benchopt_runs_the_shipped_benchmark_to_completion(tmp_path):
     bench = tmp_path / "benchmark"
     shutil.copytree(EXAMPLE, bench, ignore=shutil.ignore_patterns("__cache__"))
     dataset = bench / "datasets" / "skggm.py"
-    dataset.write_text(dataset.read_text().replace("[(100, 20)]", "[(40, 8)]"))
+    dataset.write_text(dataset.read_text().replace("[(200, 50)]", "[(40, 8)]"))
     out = tmp_path / "results.parquet"
     command = [
         sys.executable,

@@ -10,7 +10,7 @@ class Dataset(BaseDataset):
     # Each generator is a benchopt parameter: its results are a dataset of their own.
     parameters = {
         "generator": ["DiagonalDominance", "TriangulatedOrthogonalization"],
-        "n_samples, n_features": [(100, 20)],
+        "n_samples, n_features": [(200, 50)],
         "density": [0.1],
         "random_state": [0],
     }
