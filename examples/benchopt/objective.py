@@ -5,7 +5,9 @@ minimise over Theta:  -log det(Theta) + trace(S Theta) + alpha * ||Theta||_1,off
 ``alpha`` is ``reg`` times the smallest penalty whose solution is diagonal
 (``max |S_ij|``, i != j). Besides the objective, each result is scored against the
 truth the skggm-bench dataset knows: F1 of the recovered graph and the relative
-error of the precision matrix.
+error of the precision matrix. An iterate that is not positive definite is
+outside the domain: its objective is infinite (an objective that ignored the sign
+of the determinant would score some such matrices below the optimum).
 """
 
 import numpy as np
@@ -17,8 +19,10 @@ class Objective(BaseObjective):
     min_benchopt_version = "1.5"
     parameters = {"reg": [0.5]}
 
-    def set_data(self, S, Theta_true, adjacency, **_):
-        self.S, self.Theta_true, self.adjacency = S, Theta_true, adjacency
+    def set_data(self, S, Theta_true, X):
+        self.S, self.Theta_true = S, Theta_true
+        # The true graph: the support of the precision matrix drawn.
+        self.adjacency = Theta_true != 0
         off_diagonal = np.abs(S - np.diag(np.diag(S)))
         self.alpha = self.reg * off_diagonal.max()
 

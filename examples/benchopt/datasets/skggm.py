@@ -1,4 +1,9 @@
-"""Data from skggm-bench's generators: a benchopt dataset in a few lines."""
+"""Data from skggm-bench's generators: a benchopt dataset in a few lines.
+
+It returns what the objective of benchopt's graphical-lasso benchmark
+(``benchmark_graphical_lasso``) takes -- ``S``, ``Theta_true`` and ``X`` -- so the
+same file also serves there: copy it to that benchmark's ``datasets/`` folder.
+"""
 
 from benchopt import BaseDataset
 
@@ -16,10 +21,11 @@ class Dataset(BaseDataset):
     }
 
     def get_data(self):
-        return benchopt_data(
+        data = benchopt_data(
             self.n_samples,
             self.n_features,
             density=self.density,
             generator=self.generator,
             random_state=self.random_state,
         )
+        return {key: data[key] for key in ("S", "Theta_true", "X")}
