@@ -19,7 +19,7 @@ import math
 import time
 from collections import OrderedDict
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -123,6 +123,8 @@ class _CellData:
     truth: TrueModel
     latent: np.ndarray
     observed: dict[str, np.ndarray]
+    # (data model, n_samples) -> data hash: every learner of a data set shares it.
+    hashes: dict[tuple[str, int], str] = field(default_factory=dict)
 
 
 class _Server:
@@ -169,10 +171,14 @@ class _Server:
                 self.spec.data_models[data_model],
                 data.seed,
             )
-        X = data.observed[data_model][:n_samples]
+        key = (data_model, n_samples)
+        if key not in data.hashes:
+            data.hashes[key] = data_hash(
+                data.observed[data_model][:n_samples], data.truth.matrix
+            )
         return data.truth.signal() | {
             "n_added_edges": data.truth.n_added_edges,
-            DATA_HASH: data_hash(X, data.truth.matrix),
+            DATA_HASH: data.hashes[key],
         }
 
     def fit(self, fit: Fit) -> dict:
