@@ -33,11 +33,14 @@ __all__ = [
     "RESULTS_DIR",
     "CommandError",
     "describe_os_error",
+    "export_store",
     "installed_backends_help",
+    "merge_results",
     "metric_name",
     "preset_names",
     "run_study",
     "sample_matrices",
+    "shard_spec",
     "show_leaderboard",
     "silenced_warnings",
     "write_study_report",
@@ -80,6 +83,21 @@ def metric_name(text: str) -> str:
         return get_metric(text).name
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def shard_spec(text: str) -> tuple[int, int]:
+    """``I/K`` (for ``--shard``): the I-th of K parts, counting from 1."""
+    index, sep, count = text.partition("/")
+    try:
+        shard = (int(index), int(count)) if sep else None
+    except ValueError:
+        shard = None
+    if shard is None or not 1 <= shard[0] <= shard[1]:
+        raise argparse.ArgumentTypeError(
+            f"expected I/K with 1 <= I <= K, e.g. 2/8 for the second of eight "
+            f"parts, got {text!r}"
+        )
+    return shard
 
 
 def preset_names() -> str:
@@ -125,9 +143,15 @@ def _config(args: argparse.Namespace) -> Any:
 def _store_path(args: argparse.Namespace, config: Any) -> Path:
     if args.store is not None:
         return args.store
-    if config.run.get("store"):
-        return Path(config.run["store"])
-    return RESULTS_DIR / f"{config.name}.sqlite"
+    path = (
+        Path(config.run["store"])
+        if config.run.get("store")
+        else RESULTS_DIR / f"{config.name}.sqlite"
+    )
+    shard = getattr(args, "shard", None)
+    if shard is not None:  # each job of an array writes a store of its own
+        path = path.with_name(f"{path.stem}.shard-{shard[0]}-of-{shard[1]}.sqlite")
+    return path
 
 
 def _read_results(args: argparse.Namespace) -> tuple[Any, dict, Path]:
@@ -349,13 +373,17 @@ def run_study(args: argparse.Namespace) -> int:
     config = _config(args)
     path = _store_path(args, config)
     backend, n_jobs, scheduler = _execution(args, config)
+    part = "" if args.shard is None else f"part {args.shard[0]}/{args.shard[1]} of "
     print(
-        f"study {config.name!r}: {config.n_tasks} fits "
+        f"study {config.name!r}: {part}{config.n_tasks} fits "
         f"({_count(config.generators, 'generator')} x "
         f"{_count(config.learners, 'learner')} x grid); results in {path}",
         file=sys.stderr,
     )
-    store, to_compute = _open_store(path, config.n_tasks)
+    if args.shard is None:
+        store, to_compute = _open_store(path, config.n_tasks)
+    else:
+        store, to_compute = _open_shard_store(path), True
     progress = _Progress(enabled=not args.no_progress and to_compute)
     start = time.perf_counter()
     try:
@@ -374,6 +402,7 @@ def run_study(args: argparse.Namespace) -> int:
                     # With dask the cluster's workers are the parallelism: use all.
                     n_jobs=-1 if backend == "dask" else n_jobs,
                     backend=backend,
+                    shard=args.shard,
                 )
                 result = benchmark.run(progress=progress)
                 frame, n_computed = result.frame, result.n_computed
@@ -400,8 +429,31 @@ def run_study(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     program, study = _program(), _study_arguments(args)
+    if args.shard is not None:
+        stores = (
+            "the stores of all parts"
+            if args.store is not None
+            else shlex.quote(str(path).replace(f".shard-{args.shard[0]}-", ".shard-*-"))
+        )
+        print(
+            f"next, once all {args.shard[1]} parts are done: {program} merge "
+            f"{stores} --out MERGED.sqlite"
+        )
+        return EXIT_OK
     print(f"next: {program} leaderboard{study}\n      {program} report{study}")
     return EXIT_OK
+
+
+def _open_shard_store(path: Path) -> Any:
+    """A part of a study is written into a store of its own, which must be writable."""
+    from .benchmark.store import ResultStore, StoreError
+
+    try:
+        store = ResultStore(path)
+        store.check_writable()
+    except StoreError as exc:
+        raise CommandError(str(exc)) from None
+    return store
 
 
 # --------------------------------------------------------------------------------------
@@ -418,6 +470,9 @@ def show_leaderboard(args: argparse.Namespace) -> int:
         analysis = analyse(frame, args.metric, by=tuple(args.by))
     except ValueError as exc:
         raise CommandError(str(exc), EXIT_USAGE) from None
+    if args.format != "text":
+        print(_formatted_tables(analysis, args.format))
+        return EXIT_OK
     width = min(shutil.get_terminal_size((_TEXT_WIDTH, 24)).columns, _TEXT_WIDTH)
     print(f"skggm-bench leaderboard of {path} ({_count(frame, 'row')})\n")
     print(text_report(analysis, width=max(width, 60)))
@@ -427,6 +482,18 @@ def show_leaderboard(args: argparse.Namespace) -> int:
             "with figures."
         )
     return EXIT_OK
+
+
+def _formatted_tables(analysis: Any, format: str) -> str:
+    """The leaderboard tables in ``format``; CSV is the leaderboard alone (one table
+    per file is what a spreadsheet reads)."""
+    from .benchmark._display import format_table, report_tables
+
+    tables = report_tables(analysis)
+    if format == "csv":
+        return format_table(tables[0][1], "csv").rstrip("\n")
+    separator = "\n\n" if format == "markdown" else "\n"
+    return separator.join(format_table(table, format) for _, table in tables)
 
 
 def write_study_report(args: argparse.Namespace) -> int:
@@ -451,6 +518,68 @@ def write_study_report(args: argparse.Namespace) -> int:
             + ("" if args.out else "; choose another folder with --out DIR")
         ) from None
     print(f"report written to {report}")
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------------------
+# merge and export
+# --------------------------------------------------------------------------------------
+
+
+def merge_results(args: argparse.Namespace) -> int:
+    """``skggm-bench merge``: shards, or studies on the same data, into one store."""
+    from .benchmark.store import MergeError, ResultStore, StoreError, merge_stores
+
+    for source in args.stores:
+        if not source.is_file():
+            raise CommandError(f"no results store at {source}")
+    _check_writable(args.out, "--out")
+    if args.out.exists():
+        raise CommandError(
+            f"--out {args.out} exists already; give a new file for the merged store",
+            EXIT_USAGE,
+        )
+    try:
+        n_rows = merge_stores(args.stores, args.out)
+        with contextlib.closing(ResultStore(args.out, read_only=True)) as store:
+            learners = sorted(store.study()["learners"])
+    except (MergeError, StoreError) as exc:
+        raise CommandError(str(exc)) from None
+    print(
+        f"merged {_count(args.stores, 'store')} into {args.out}: {n_rows} rows, "
+        f"learners {', '.join(learners)}"
+    )
+    program = _program()
+    print(f"next: {program} leaderboard --store {shlex.quote(str(args.out))}")
+    return EXIT_OK
+
+
+def export_store(args: argparse.Namespace) -> int:
+    """``skggm-bench export``: every row of a store to CSV, Parquet or JSON lines."""
+    from .benchmark.store import StoreError, export_results
+
+    path = args.store if args.store is not None else _store_path(args, _config(args))
+    if not path.exists():
+        raise CommandError(
+            f"no results store at {path}; point to it with --store PATH (or the "
+            "--preset/--config used to run)"
+        )
+    _check_writable(args.out, "--out")
+    format = args.format or args.out.suffix.lstrip(".").lower()
+    if format not in ("csv", "parquet", "jsonl"):
+        raise CommandError(
+            f"--out {args.out}: cannot tell the format from its suffix; give "
+            "--format csv, parquet or jsonl",
+            EXIT_USAGE,
+        )
+    try:
+        export_results(path, args.out, format)
+    except ImportError as exc:
+        raise CommandError(f"--format {format}: {exc}") from None
+    except StoreError as exc:
+        raise CommandError(str(exc)) from None
+    sidecar = "" if format == "parquet" else f" (dtypes in {args.out}.dtypes.json)"
+    print(f"wrote the rows of {path} to {args.out}{sidecar}")
     return EXIT_OK
 
 

@@ -4,8 +4,12 @@
 
     skggm-bench run [--preset NAME | --config FILE.toml] [--store PATH]
                     [--n-jobs N] [--backend NAME] [--scheduler ADDRESS]
+                    [--shard I/K]
     skggm-bench leaderboard [--metric f1] [--by density ...] [--store PATH]
+                            [--format text|markdown|latex|csv]
     skggm-bench report [--store PATH] [--out DIR] [--metric f1]
+    skggm-bench merge A.sqlite B.sqlite ... --out C.sqlite
+    skggm-bench export [--store PATH] [--format csv|parquet|jsonl] --out FILE
     skggm-bench sample --generator NAME [--base-generator NAME] [--param KEY=VALUE]
                        [--graph FAMILY] [--n-features P] [--density D] [--n N]
                        [--seed S] --out FILE.npy
@@ -46,11 +50,14 @@ from ._commands import (
     RESULTS_DIR,
     CommandError,
     describe_os_error,
+    export_store,
     installed_backends_help,
+    merge_results,
     metric_name,
     preset_names,
     run_study,
     sample_matrices,
+    shard_spec,
     show_leaderboard,
     write_study_report,
 )
@@ -118,6 +125,15 @@ def _add_run(commands: Any) -> None:
         "dask; without it, --backend dask starts a local cluster)",
     )
     run.add_argument(
+        "--shard",
+        type=shard_spec,
+        metavar="I/K",
+        help="run only the I-th of K deterministic parts of the study's fits "
+        "(balanced by expected cost), e.g. one job of a SLURM array; the default "
+        "store becomes <study>.shard-I-of-K.sqlite; join the K stores with "
+        "'skggm-bench merge'",
+    )
+    run.add_argument(
         "--no-progress", action="store_true", help="do not show the progress bar"
     )
     run.add_argument(
@@ -151,6 +167,13 @@ def _add_leaderboard(commands: Any) -> None:
         metavar="COLUMN",
         help="grid columns that split the tables besides the generator "
         "(default: density; give none for the whole grid)",
+    )
+    board.add_argument(
+        "--format",
+        choices=("text", "markdown", "latex", "csv"),
+        default="text",
+        help="text (default): findings and every table; markdown or latex: the "
+        "tables, with intervals, for a paper; csv: the leaderboard table",
     )
 
 
@@ -236,6 +259,41 @@ def _add_sample(commands: Any) -> None:
     )
 
 
+def _add_merge(commands: Any) -> None:
+    merge = commands.add_parser(
+        "merge",
+        help="merge results stores: shards of a study, or studies on the same data",
+        description="Merge the stores of the parts of a study (run --shard I/K) "
+        "into the store of one run, or the stores of studies whose data side "
+        "(generators, graphs, data models, grid, seeds) is identical but whose "
+        "learners differ into one store holding all learners. Conflicting rows, "
+        "data hashes or data sides are refused, naming the first difference.",
+    )
+    merge.add_argument(
+        "stores", nargs="+", type=Path, metavar="STORE", help="stores to merge"
+    )
+    merge.add_argument(
+        "--out", required=True, type=Path, metavar="FILE.sqlite", help="new store"
+    )
+
+
+def _add_export(commands: Any) -> None:
+    export = commands.add_parser(
+        "export",
+        help="write every row of a store to CSV, Parquet or JSON lines",
+        description="Write every row of a results store to a file that pandas "
+        "reads back as the store's frame (CSV and JSON lines come with a "
+        "FILE.dtypes.json sidecar; Parquet needs pyarrow).",
+    )
+    _add_study_options(export, for_run=False)
+    export.add_argument(
+        "--format",
+        choices=("csv", "parquet", "jsonl"),
+        help="file format (default: from the suffix of --out)",
+    )
+    export.add_argument("--out", required=True, type=Path, metavar="FILE")
+
+
 def _build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="skggm-bench",
@@ -251,6 +309,8 @@ def _build_parser() -> argparse.ArgumentParser:
     _add_leaderboard(commands)
     _add_report(commands)
     _add_sample(commands)
+    _add_merge(commands)
+    _add_export(commands)
     return parser
 
 
@@ -259,6 +319,8 @@ _COMMANDS = {
     "leaderboard": show_leaderboard,
     "report": write_study_report,
     "sample": sample_matrices,
+    "merge": merge_results,
+    "export": export_store,
 }
 
 

@@ -19,6 +19,7 @@ PUBLIC_MODULES = [
     "benchmark.report",
     "benchmark.config",
     "cli",
+    "interop",
 ]
 
 

@@ -58,6 +58,7 @@ from ._seeding import (
     check_study_random_state,
     fresh_entropy,
 )
+from ._sharding import check_shard, shard_fits
 from ._tasks import Cell, Fit, Spec
 from .store import ResultStore
 
@@ -716,6 +717,14 @@ default=None
         of graphs, each spec carries its own.
     verbose : int, default=0
         joblib's verbosity.
+    shard : tuple of (int, int) or None, default=None
+        ``(i, k)``: run only the i-th (counting from 1) of k deterministic parts
+        of the study's fits, balanced by expected cost, e.g. one job of a batch
+        scheduler's array. The k parts cover the study exactly once; each job
+        writes its own store (which it resumes like any other), and
+        :func:`~skggm_bench.benchmark.store.merge_stores` joins them into the
+        store of one uninterrupted run. The shard is not part of the study: all
+        k stores hold the same study. ``run`` returns the rows of its store.
 
     Attributes
     ----------
@@ -759,7 +768,7 @@ default=None
     ...     metrics=("tpr", "ppv"), random_state=0)
     >>> frame = bench.run().frame
     >>> frame.shape
-    (16, 21)
+    (16, 22)
     >>> # LedoitWolf's precision is dense: every pair is an edge, every edge is found
     >>> frame.loc[frame.learner == "ledoit_wolf", "tpr"].unique()
     array([1.])
@@ -799,6 +808,7 @@ default=None
         isolate: bool = True,
         graph_params: Mapping[str, Any] | None = None,
         verbose: int = 0,
+        shard: tuple[int, int] | None = None,
     ) -> None:
         self.generators = generators
         self.learners = learners
@@ -819,6 +829,7 @@ default=None
         self.isolate = isolate
         self.graph_params = graph_params
         self.verbose = verbose
+        self.shard = shard
 
     def __repr__(self) -> str:
         return (
@@ -871,6 +882,10 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
                 raise StudyError(name, str(exc)) from None
         check_execution(self.n_jobs, self.backend)
         _check_random_state(self.random_state)
+        try:
+            check_shard(self.shard)
+        except ValueError as exc:
+            raise StudyError("shard", str(exc)) from None
         graphs = _check_graphs(self.graph, self.graph_params)
         isolate = bool(self.isolate)
         if isolate and not hasattr(os, "fork"):
@@ -1104,8 +1119,12 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
     ) -> int:
         """Compute the rows missing from ``store``; return how many were added."""
         done = store.completed_keys()
-        fits = [fit for fit in grid.fits() if fit.key not in done]
-        total = len(grid.keys())
+        fits = grid.fits()
+        shard = check_shard(self.shard)
+        if shard is not None:
+            fits = shard_fits(fits, *shard)
+        total = len(fits)
+        fits = [fit for fit in fits if fit.key not in done]
         counts = {"done": total - len(fits), "computed": 0}
         if progress is not None:
             progress(counts["done"], total)

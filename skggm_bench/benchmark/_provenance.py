@@ -29,7 +29,15 @@ import numpy as np
 
 from .. import __version__
 
-__all__ = ["FingerprintError", "describe", "package_versions"]
+__all__ = [
+    "JUDGING",
+    "LEARNER_SIDE",
+    "FingerprintError",
+    "describe",
+    "first_difference",
+    "package_versions",
+    "split_study",
+]
 
 _BASE_DISTRIBUTIONS = ("numpy", "scipy", "scikit-learn", "joblib", "networkx")
 _KNOWN_DISTRIBUTIONS = {
@@ -221,3 +229,76 @@ def describe(value: Any, where: str = "the study") -> Any:
         "values, arrays, estimators (with get_params), frozen scipy.stats "
         "distributions or functions"
     )
+
+
+#: The keys of a study fingerprint that describe its learners and how they were
+#: judged; every other key (generators, graphs, data models, grid, seeds, seeding
+#: scheme, model) describes its *data side*: the data sets every learner is given.
+LEARNER_SIDE: tuple[str, ...] = ("learners", "metrics", "timeout", "memory_limit")
+#: The keys of the learner side that are not learners: the conditions every
+#: learner of one leaderboard must have been judged under.
+JUDGING: tuple[str, ...] = ("metrics", "timeout", "memory_limit")
+
+
+def split_study(study: Mapping[str, Any]) -> tuple[dict, dict]:
+    """A study fingerprint's data side and learner side.
+
+    Two studies with equal data sides draw the very same data sets (same seeds),
+    whatever their learners: their results can share a leaderboard.
+
+    Parameters
+    ----------
+    study : mapping
+        A stored study fingerprint (``ResultStore.study()``).
+
+    Returns
+    -------
+    data_side, learner_side : dict
+
+    Examples
+    --------
+    >>> data, learners = split_study({"entropy": 1, "learners": {}, "metrics": []})
+    >>> data, sorted(learners)
+    ({'entropy': 1}, ['learners', 'metrics'])
+    """
+    data = {k: v for k, v in study.items() if k not in LEARNER_SIDE}
+    learners = {k: v for k, v in study.items() if k in LEARNER_SIDE}
+    return data, learners
+
+
+def first_difference(a: Any, b: Any, where: str = "") -> str | None:
+    """Where two JSON-like values first differ, and how; None if they are equal.
+
+    Mappings are compared key by key in sorted order, sequences item by item.
+
+    Examples
+    --------
+    >>> first_difference({"g": {"p": [1, 2]}}, {"g": {"p": [1, 3]}})
+    'g.p[1]: 2 against 3'
+    >>> first_difference({"a": 1}, {"a": 1}) is None
+    True
+    """
+    if isinstance(a, Mapping) and isinstance(b, Mapping):
+        for key in sorted(set(a) | set(b), key=str):
+            here = f"{where}.{key}" if where else str(key)
+            if key not in a or key not in b:
+                side = "the first" if key in a else "the second"
+                return f"{here}: only in {side}"
+            found = first_difference(a[key], b[key], here)
+            if found is not None:
+                return found
+        return None
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for index, (x, y) in enumerate(zip(a, b, strict=True)):
+            found = first_difference(x, y, f"{where}[{index}]")
+            if found is not None:
+                return found
+        return None
+    if a == b:
+        return None
+    return f"{where or 'value'}: {_brief(a)} against {_brief(b)}"
+
+
+def _brief(value: Any, limit: int = 120) -> str:
+    text = json.dumps(value, sort_keys=True, default=str)
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -28,6 +28,7 @@ from ..metrics import METRICS, get_metric
 __all__ = [
     "CELL_COLUMNS",
     "COLUMN_TYPES",
+    "DATA_HASH",
     "GRID_COLUMNS",
     "KEY_COLUMNS",
     "OUTCOME_COLUMNS",
@@ -83,9 +84,11 @@ GRID_COLUMNS: tuple[str, ...] = (
     "n_samples",
 )
 #: What the row's data set was: its seed (``make_ggm(..., random_state=seed)``
-#: reproduces it) and the difficulty of its true graph.
+#: reproduces it), a hash of the data set itself (:data:`DATA_HASH`) and the
+#: difficulty of its true graph.
 CELL_COLUMNS: tuple[str, ...] = (
     "seed",
+    "data_hash",
     "n_edges",
     "n_added_edges",
     "min_edge_partial_correlation",
@@ -93,6 +96,11 @@ CELL_COLUMNS: tuple[str, ...] = (
     "max_non_edge_correlation",
     "condition_number",
 )
+#: The column holding a hash of the row's data set: SHA-256 of the observed ``X``
+#: the learner was given (shape and float64 bytes) and of the true matrix, so that
+#: rows from different stores (shards, other groups) can prove they were computed on
+#: the same data (``""`` where the data set could not be drawn).
+DATA_HASH = "data_hash"
 #: How the fit went.
 OUTCOME_COLUMNS: tuple[str, ...] = ("fit_time", "status", "message", "versions")
 
@@ -107,6 +115,7 @@ COLUMN_TYPES: dict[str, str] = {
     "n_samples": "integer",
     "repeat": "integer",
     "seed": "integer",
+    "data_hash": "text",
     "n_edges": "integer",
     "n_added_edges": "integer",
     "min_edge_partial_correlation": "real",

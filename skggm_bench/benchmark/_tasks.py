@@ -14,11 +14,12 @@ never blamed on a learner.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import time
 from collections import OrderedDict
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -36,15 +37,15 @@ from ..utils._validation import constant_columns, constant_columns_message
 from ._graphs import GraphEntry
 from ._isolation import error_message, truncate, worker_for
 from ._provenance import package_versions
-from ._schema import CELL_COLUMNS, KEY_COLUMNS, Status
+from ._schema import CELL_COLUMNS, DATA_HASH, KEY_COLUMNS, Status
 from ._seeding import cell_seed, learner_seed
 
-__all__ = ["Cell", "Fit", "Spec", "run_fit"]
+__all__ = ["Cell", "Fit", "Spec", "data_hash", "run_fit"]
 
 # Cells a worker keeps drawn (a few: the scheduler sends the fits of a cell close
 # together, and one cell of p = 1000 variables is about 10 MB).
 _CACHED_CELLS = 4
-_SIGNAL = CELL_COLUMNS[1:]  # every cell column but the seed
+_SIGNAL = tuple(c for c in CELL_COLUMNS if c not in ("seed", DATA_HASH))
 
 
 @dataclass(frozen=True)
@@ -123,6 +124,8 @@ class _CellData:
     truth: TrueModel
     latent: np.ndarray
     observed: dict[str, np.ndarray]
+    # (data model, n_samples) -> data hash: every learner of a data set shares it.
+    hashes: dict[tuple[str, int], str] = field(default_factory=dict)
 
 
 class _Server:
@@ -156,8 +159,11 @@ class _Server:
             self.cells.popitem(last=False)
         return data
 
-    def prepare(self, cell: Cell, data_model: str) -> dict:
-        """Draw the cell and observe its data under ``data_model``; its signal."""
+    def prepare(self, cell: Cell, data_model: str, n_samples: int) -> dict:
+        """Draw the cell and observe its data under ``data_model``; its signal.
+
+        With the hash of the data set of ``n_samples`` rows the learner will get.
+        """
         data = self._cell(cell)
         if data_model not in data.observed:
             data.observed[data_model], _ = observe(
@@ -166,7 +172,15 @@ class _Server:
                 self.spec.data_models[data_model],
                 data.seed,
             )
-        return data.truth.signal() | {"n_added_edges": data.truth.n_added_edges}
+        key = (data_model, n_samples)
+        if key not in data.hashes:
+            data.hashes[key] = data_hash(
+                data.observed[data_model][:n_samples], data.truth.matrix
+            )
+        return data.truth.signal() | {
+            "n_added_edges": data.truth.n_added_edges,
+            DATA_HASH: data.hashes[key],
+        }
 
     def fit(self, fit: Fit) -> dict:
         """Fit the learner on its own copy of the data set; score it."""
@@ -212,6 +226,22 @@ class _Server:
         return result | {"values": scores.values, "notes": scores.notes}
 
 
+def data_hash(X: np.ndarray, matrix: np.ndarray) -> str:
+    """A hash of a data set: its observed ``X`` and its true matrix.
+
+    The float64 bytes in C order, with the shapes, so that two rows share a hash
+    exactly when their learners were given the same numbers on the same truth.
+    Exact bytes: a data set drawn by another BLAS that differs in the last bit is
+    a different data set, and a merge says so rather than assuming otherwise.
+    """
+    digest = hashlib.sha256()
+    for array in (X, matrix):
+        array = np.ascontiguousarray(array, dtype=np.float64)
+        digest.update(repr(array.shape).encode())
+        digest.update(array.tobytes())
+    return digest.hexdigest()[:32]
+
+
 def _seed(spec: Spec, cell: Cell) -> int:
     density = spec.graphs[cell.graph].drawn_density(cell.density)
     return cell_seed(spec.entropy, cell.graph, cell.n_features, density, cell.repeat)
@@ -221,7 +251,9 @@ def _row(spec: Spec, fit: Fit, seed: int, signal: Mapping[str, Any]) -> dict:
     generator = type(spec.generators[fit.cell.generator]).__module__
     learner = type(spec.learners[fit.learner]).__module__
     key = dict(zip(KEY_COLUMNS, fit.key, strict=True))
-    cell = {"seed": seed} | {name: signal.get(name, math.nan) for name in _SIGNAL}
+    cell = {"seed": seed, DATA_HASH: signal.get(DATA_HASH, "")} | {
+        name: signal.get(name, math.nan) for name in _SIGNAL
+    }
     return key | cell | {"versions": package_versions(generator, learner)}
 
 
@@ -247,7 +279,9 @@ def run_fit(spec: Spec, fit: Fit) -> dict:
         isolate=spec.isolate,
         memory_limit=spec.memory_limit,
     )
-    prepared = worker.call("prepare", (fit.cell, fit.data_model), spec.timeout)
+    prepared = worker.call(
+        "prepare", (fit.cell, fit.data_model, fit.n_samples), spec.timeout
+    )
     if prepared.status is not Status.OK:
         reason = prepared.message
         if prepared.status is Status.TIMEOUT:

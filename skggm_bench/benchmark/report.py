@@ -26,6 +26,10 @@ report has, in order:
 7. the fits that did not finish, grouped by message with counts;
 8. the package versions recorded with the rows and the study configuration.
 
+Each table of sections 2 to 4 is also written beside the report, as CSV and as
+LaTeX (``tables/<name>.csv`` and ``.tex``, what ``skggm-bench leaderboard
+--format`` prints), and linked under the table.
+
 The main metric may be a loss (lower is better, e.g. ``frobenius_loss`` in the
 ``covariance`` preset): every table and figure reads its direction from the metric
 registry. Figures need matplotlib (``pip install 'skggm-bench[plot]'``); without it
@@ -56,9 +60,11 @@ from ._display import (
     critical_difference_table,
     failure_table,
     findings,
+    format_table,
     grid_table,
     leaderboard_table,
     rank_shift_table,
+    report_tables,
     versions_table,
 )
 
@@ -67,6 +73,8 @@ __all__ = ["REFERENCE_GENERATOR", "REPORT_NAME", "write_report"]
 #: File name of the report inside ``out_dir``.
 REPORT_NAME = "report.html"
 _TEMPLATE = "report.html"
+# The folder, beside the report, of its tables as CSV and LaTeX files.
+_TABLES = "tables"
 _FIGURE_DPI = 110
 # The cell column of the "recovery against difficulty" figure.
 _DIFFICULTY = "min_edge_partial_correlation"
@@ -234,6 +242,22 @@ def _figures(
     return result
 
 
+def _write_tables(analysis: Analysis, out_dir: Path) -> dict[str, dict[str, str]]:
+    """Each table as CSV and LaTeX in ``out_dir/tables``; their relative links."""
+    folder = out_dir / _TABLES
+    folder.mkdir(exist_ok=True)
+    links = {}
+    for stem, table in report_tables(analysis):
+        files = {}
+        for format, suffix in (("csv", "csv"), ("latex", "tex")):
+            (folder / f"{stem}.{suffix}").write_text(
+                format_table(table, format), encoding="utf-8"
+            )
+            files[format] = f"{_TABLES}/{stem}.{suffix}"
+        links[stem] = files
+    return links
+
+
 def _no_figures(reason: str) -> dict[str, Any]:
     return {
         "leaderboard_figure": None,
@@ -253,6 +277,7 @@ def _context(
     title: str,
     metadata: Mapping[str, Any] | None,
     missing_plot: str | None,
+    table_files: Mapping[str, Mapping[str, str]],
 ) -> dict[str, Any]:
     """Everything the template shows, as text, tables and figures."""
     frame = analysis.frame
@@ -277,7 +302,15 @@ def _context(
         "board": leaderboard_table(analysis.board),
         "overall": leaderboard_table(analysis.overall),
         "critical_differences": critical_difference_table(analysis.cd),
-        "comparisons": _comparisons(analysis, figures),
+        "comparisons": [
+            item | {"files": table_files[stem]}
+            for item, (stem, _) in zip(
+                _comparisons(analysis, figures),
+                report_tables(analysis)[3 : 3 + len(analysis.comparisons)],
+                strict=True,
+            )
+        ],
+        "table_files": table_files,
         "several_data_models": frame["data_model"].nunique() > 1,
         "several_graphs": frame["graph"].nunique() > 1,
         "agreement": agreement_table(analysis.comparisons),
@@ -334,8 +367,9 @@ def write_report(
     frame : pandas.DataFrame
         Benchmark results (``BenchmarkResult.frame`` or ``ResultStore.frame()``).
     out_dir : str or pathlib.Path
-        Directory for ``report.html`` and ``figures/*.png`` (created if missing;
-        files of an earlier report are overwritten).
+        Directory for ``report.html``, ``figures/*.png`` and ``tables/*.csv``
+        and ``*.tex`` (created if missing; files of an earlier report are
+        overwritten).
     metric : str, default="f1"
         Metric of the findings, leaderboards, critical differences and rank
         shifts; any metric of the registry in the results (a loss ranks lower is
@@ -412,6 +446,7 @@ def write_report(
         title=title,
         metadata=metadata,
         missing_plot=missing_plot,
+        table_files=_write_tables(analysis, out_dir),
     )
     path = out_dir / REPORT_NAME
     path.write_text(_render(context), encoding="utf-8")

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import importlib.metadata
 import json
 import math
 import os
@@ -58,9 +59,18 @@ from ._schema import (
     result_columns,
 )
 
-__all__ = ["ResultStore", "StoreError", "StudyMismatchError"]
+__all__ = [
+    "EXPORT_FORMATS",
+    "MergeError",
+    "ResultStore",
+    "StoreError",
+    "StudyMismatchError",
+    "export_results",
+    "merge_stores",
+    "read_export",
+]
 
-_SCHEMA_VERSION = "2"
+_SCHEMA_VERSION = "3"
 _FIXED_COLUMNS = (*KEY_COLUMNS, *CELL_COLUMNS, *OUTCOME_COLUMNS)
 # Metric columns are created from row keys; only plain identifiers are accepted so
 # a column name can never inject SQL (it is also double-quoted).
@@ -77,7 +87,7 @@ def _column_definition(name: str) -> str:
     if name == "status":
         allowed = ", ".join(f"'{status}'" for status in STATUSES)
         return f"{sql} NOT NULL CHECK (status IN ({allowed}))"
-    if name == "message":
+    if name in ("message", "data_hash"):
         return f"{sql} NOT NULL DEFAULT ''"
     if name == "versions":
         return f"{sql} NOT NULL DEFAULT '{{}}'"
@@ -500,7 +510,7 @@ class ResultStore:
         Examples
         --------
         >>> ResultStore(":memory:").frame().shape
-        (0, 19)
+        (0, 20)
         """
         import pandas as pd  # optional dependency, needed only for frames
 
@@ -548,7 +558,7 @@ class ResultStore:
         Examples
         --------
         >>> ResultStore(":memory:").metadata()
-        {'schema_version': '2'}
+        {'schema_version': '3'}
         """
         meta = dict(self._connection().execute("SELECT key, value FROM meta"))
         if "study" in meta:
@@ -707,8 +717,8 @@ def _check_row(row: dict) -> None:
 
 def _to_sql(value: Any, name: str) -> Any:
     """A Python/numpy value as something sqlite3 stores faithfully."""
-    if name in ("message", "versions") and value is None:
-        return "" if name == "message" else "{}"
+    if name in ("message", "data_hash", "versions") and value is None:
+        return "{}" if name == "versions" else ""
     if value is None or isinstance(value, str):
         return value
     if hasattr(value, "item"):  # numpy scalar -> Python scalar
@@ -732,3 +742,423 @@ def _describe_differences(stored: dict, wanted: dict) -> str:
 def _short(value: Any, limit: int = 300) -> str:
     text = json.dumps(value, sort_keys=True)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+# --------------------------------------------------------------------------------------
+# Merging stores
+# --------------------------------------------------------------------------------------
+
+
+class MergeError(ValueError):
+    """Stores that cannot be merged; the message names the first difference.
+
+    Examples
+    --------
+    >>> issubclass(MergeError, ValueError)
+    True
+    """
+
+
+# Columns a re-run of the same fit need not reproduce: a time measured on another
+# machine, and the package versions of the process that ran it.
+_MEASURED = ("fit_time", "versions")
+
+
+def _raw_rows(store: ResultStore) -> tuple[list[str], list[tuple]]:
+    conn = store._connection()
+    columns = store._columns()
+    quoted = ", ".join(f'"{name}"' for name in columns)
+    rows = conn.execute(f"SELECT {quoted} FROM results ORDER BY rowid").fetchall()
+    return columns, rows
+
+
+def _merged_study(studies: list[tuple[str, dict]]) -> dict:
+    """One study for all: equal data sides and judging, the union of learners."""
+    from ._provenance import JUDGING, first_difference, split_study
+
+    first_path, first = studies[0]
+    data, learner_side = split_study(first)
+    learners = dict(learner_side.get("learners", {}))
+    owner = dict.fromkeys(learners, first_path)
+    for path, study in studies[1:]:
+        other_data, other_side = split_study(study)
+        difference = first_difference(data, other_data)
+        if difference is not None:
+            raise MergeError(
+                f"{first_path!r} and {path!r} hold studies with different data "
+                f"sides (their data sets are not the same): {difference}"
+            )
+        for key in JUDGING:
+            difference = first_difference(
+                learner_side.get(key), other_side.get(key), key
+            )
+            if difference is not None:
+                raise MergeError(
+                    f"{first_path!r} and {path!r} judge their learners differently, "
+                    f"so one leaderboard cannot rank them: {difference}"
+                )
+        for name, description in other_side.get("learners", {}).items():
+            if name in learners and learners[name] != description:
+                difference = first_difference(
+                    learners[name], description, f"learners.{name}"
+                )
+                raise MergeError(
+                    f"learner {name!r} is not the same estimator in {owner[name]!r} "
+                    f"and {path!r}: {difference}; rename one of them"
+                )
+            learners.setdefault(name, description)
+            owner.setdefault(name, path)
+    return {**data, **learner_side, "learners": learners}
+
+
+def _key_text(key: tuple) -> str:
+    pairs = zip(KEY_COLUMNS, key, strict=True)
+    return ", ".join(f"{name}={value!r}" for name, value in pairs)
+
+
+def merge_stores(
+    sources: Iterable[str | os.PathLike | ResultStore], out: str | os.PathLike
+) -> int:
+    """Merge results stores into a new one, proving that their data are the same.
+
+    Two kinds of stores merge:
+
+    * **shards of one study** (``Benchmark(..., shard=(i, k))``, ``skggm-bench run
+      --shard I/K``): the merged store equals the store of one uninterrupted run,
+      row for row;
+    * **studies with the same data side** -- generators, graphs, data models, grid,
+      seed entropy, seeding scheme and model -- but different learners (e.g. two
+      groups' learners on the very same data sets): the merged store holds every
+      learner, and one leaderboard ranks them all.
+
+    The stores' studies must also judge their learners alike (metrics, timeout,
+    memory limit), and a learner name present in two studies must be the same
+    estimator. Rows are checked, not trusted: a row (key) present in two stores
+    must have the same values (all but ``fit_time`` and ``versions``, which a
+    re-run on another machine does not reproduce; the first store's copy is
+    kept), and every row of one data set (same key but the learner) must carry
+    the same ``seed`` and ``data_hash``: a hash of the data the learner was given
+    and of the true matrix.
+
+    Parameters
+    ----------
+    sources : iterable of str, os.PathLike or ResultStore
+        The stores to merge (read, never changed), at least one.
+    out : str or os.PathLike
+        The merged store; it must not exist yet.
+
+    Returns
+    -------
+    int
+        The number of rows of the merged store.
+
+    Raises
+    ------
+    MergeError
+        Naming the first difference: between two data sides, two judging
+        conditions, two estimators of one name, two copies of a row, or two
+        data hashes of one data set. Nothing is written then.
+    StoreError
+        If a source is not a results store, or ``out`` exists.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from sklearn.covariance import GraphicalLasso, LedoitWolf
+    >>> from skggm_bench.benchmark import Benchmark
+    >>> from skggm_bench.generators import DiagonalDominance
+    >>> tmp = pathlib.Path(tempfile.mkdtemp())
+    >>> for i in (1, 2):
+    ...     _ = Benchmark({"dd": DiagonalDominance()},
+    ...                   {"glasso": GraphicalLasso(alpha=0.1), "lw": LedoitWolf()},
+    ...                   n_features=6, n_repeats=4, metrics=("f1",),
+    ...                   random_state=0, shard=(i, 2),
+    ...                   store=tmp / f"part{i}.sqlite").run()
+    >>> merge_stores([tmp / "part1.sqlite", tmp / "part2.sqlite"],
+    ...              tmp / "all.sqlite")
+    8
+    """
+    sources = list(sources)
+    if not sources:
+        raise ValueError("give at least one store to merge")
+    out_path = os.fspath(out)
+    if Path(out_path).exists():
+        raise StoreError(
+            f"the merged store {out_path!r} exists already; give a new path"
+        )
+    stores = [
+        s if isinstance(s, ResultStore) else ResultStore(s, read_only=True)
+        for s in sources
+    ]
+    try:
+        studies = []
+        for store in stores:
+            study = store.study()
+            if study is None:
+                raise MergeError(
+                    f"{store.path!r} holds no study description (it was not "
+                    "written by a Benchmark run), so nothing proves what its "
+                    "rows were computed on"
+                )
+            studies.append((store.path, study))
+        study = _merged_study(studies)
+        rows, columns = _merged_rows(stores)
+    finally:
+        for store, source in zip(stores, sources, strict=True):
+            if store is not source:
+                store.close()
+    if out_path == ":memory:":
+        raise ValueError("out must be a file path: an in-memory store is lost")
+    # Written under a temporary name and renamed when complete: a merge that
+    # fails half-way leaves no store that looks finished.
+    partial = Path(out_path).with_name(Path(out_path).name + ".partial")
+    partial.unlink(missing_ok=True)
+    with ResultStore(partial) as merged:
+        merged.ensure_study(study)
+        merged.append(dict(zip(columns, row, strict=True)) for row in rows)
+        count = len(merged)
+    os.replace(partial, out_path)
+    return count
+
+
+def _merged_rows(stores: list[ResultStore]) -> tuple[list[tuple], list[str]]:
+    """Every distinct row once, in the stores' order; conflicts refused."""
+    columns: list[str] = list(_FIXED_COLUMNS)
+    tables = []
+    for store in stores:
+        names, rows = _raw_rows(store)
+        columns += [name for name in names if name not in columns]
+        tables.append((store.path, names, rows))
+    key_at = [columns.index(name) for name in KEY_COLUMNS]
+    compared = [i for i, name in enumerate(columns) if name not in _MEASURED]
+    kept: dict[tuple, tuple[str, tuple]] = {}
+    for path, names, rows in tables:
+        position = [names.index(c) if c in names else None for c in columns]
+        for raw in rows:
+            row = tuple(None if i is None else raw[i] for i in position)
+            key = tuple(row[i] for i in key_at)
+            if key not in kept:
+                kept[key] = (path, row)
+                continue
+            first_path, first = kept[key]
+            for i in compared:
+                if first[i] != row[i]:
+                    raise MergeError(
+                        f"the row {_key_text(key)} is in {first_path!r} and "
+                        f"{path!r} with different values: {columns[i]} is "
+                        f"{first[i]!r} against {row[i]!r}"
+                    )
+    _check_data_hashes(kept, columns)
+    return [row for _, row in kept.values()], columns
+
+
+def _check_data_hashes(kept: dict[tuple, tuple[str, tuple]], columns: list) -> None:
+    """Every row of one data set (all learners) has the same seed and data hash."""
+    learner = KEY_COLUMNS.index("learner")
+    seed, data_hash = columns.index("seed"), columns.index("data_hash")
+    seen: dict[tuple, tuple[str, tuple, tuple]] = {}
+    for key, (path, row) in kept.items():
+        data_key = key[:learner] + key[learner + 1 :]
+        if not row[data_hash]:  # the data set could not be drawn: no data to hash
+            continue
+        if data_key not in seen:
+            seen[data_key] = (path, key, row)
+            continue
+        first_path, first_key, first = seen[data_key]
+        for i in (seed, data_hash):
+            if first[i] != row[i]:
+                raise MergeError(
+                    f"the rows {_key_text(first_key)} (in {first_path!r}) and "
+                    f"{_key_text(key)} (in {path!r}) should share one data set, but "
+                    f"their {columns[i]} is {first[i]!r} against {row[i]!r}: the "
+                    "data sets differ"
+                )
+
+
+# --------------------------------------------------------------------------------------
+# Exports
+# --------------------------------------------------------------------------------------
+
+#: The file formats of :func:`export_results`.
+EXPORT_FORMATS: tuple[str, ...] = ("csv", "parquet", "jsonl")
+_PARQUET_HINT = "pip install 'skggm-bench[parquet]'"
+
+
+def _dtypes_path(path: Path) -> Path:
+    return path.with_name(path.name + ".dtypes.json")
+
+
+def _export_format(path: Path, format: str | None) -> str:
+    if format is None:
+        format = path.suffix.lstrip(".").lower()
+        if format not in EXPORT_FORMATS:
+            raise ValueError(
+                f"cannot tell the format of {str(path)!r} from its suffix; give "
+                f"format= one of {', '.join(EXPORT_FORMATS)}"
+            )
+    if format not in EXPORT_FORMATS:
+        raise ValueError(
+            f"format must be one of {', '.join(EXPORT_FORMATS)}, got {format!r}"
+        )
+    return format
+
+
+def _require_pyarrow() -> None:
+    import importlib.util
+
+    if importlib.util.find_spec("pyarrow") is None:
+        raise ImportError(
+            f"Parquet files need pyarrow, which is not installed: {_PARQUET_HINT}"
+        )
+
+
+def export_results(
+    store: str | os.PathLike | ResultStore,
+    out: str | os.PathLike,
+    format: str | None = None,
+) -> Path:
+    """Write every row of a store to a CSV, Parquet or JSON-lines file.
+
+    Reading the file back gives the store's frame (:meth:`ResultStore.frame`):
+    the same rows, columns, values and dtypes. Parquet keeps the dtypes itself;
+    for CSV and JSON lines a sidecar ``<out>.dtypes.json`` records them, and
+    :func:`read_export` (or the pandas call in ``docs/harness.md``) applies them.
+    Floats are written with all their digits, missing values as empty cells
+    (CSV) or ``null`` (JSON lines), text as it is.
+
+    Parameters
+    ----------
+    store : str, os.PathLike or ResultStore
+        The store (opened read-only when given as a path).
+    out : str or os.PathLike
+        The file to write (its folder is created).
+    format : {"csv", "parquet", "jsonl"} or None, default=None
+        None: from the suffix of ``out``.
+
+    Returns
+    -------
+    pathlib.Path
+        ``out``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown format.
+    ImportError
+        For Parquet without pyarrow (``pip install 'skggm-bench[parquet]'``).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> store = ResultStore(":memory:")
+    >>> _ = store.append([dict(generator="g", graph="chain", data_model="gaussian",
+    ...                        learner="l", density=None, n_features=5,
+    ...                        n_samples=9, repeat=0, seed=1, f1=0.1,
+    ...                        status="ok")])
+    >>> out = pathlib.Path(tempfile.mkdtemp()) / "results.csv"
+    >>> path = export_results(store, out)
+    >>> read_export(path).equals(store.frame())
+    True
+    """
+    out = Path(out)
+    format = _export_format(out, format)
+    if format == "parquet":
+        _require_pyarrow()
+    if isinstance(store, ResultStore):
+        frame = store.frame()
+    else:
+        with ResultStore(store, read_only=True) as opened:
+            frame = opened.frame()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if format == "parquet":
+        frame.to_parquet(out, index=False)
+        return out
+    dtypes = {name: str(dtype) for name, dtype in frame.dtypes.items()}
+    if format == "csv":
+        # repr of a float is its shortest exact decimal: read back bit for bit.
+        frame.to_csv(out, index=False, na_rep="", lineterminator="\n")
+    else:
+        with open(out, "w", encoding="utf-8") as file:
+            for record in frame.itertuples(index=False, name=None):
+                values = {
+                    name: _json_value(value)
+                    for name, value in zip(frame.columns, record, strict=True)
+                }
+                file.write(json.dumps(values, ensure_ascii=False) + "\n")
+    _dtypes_path(out).write_text(json.dumps(dtypes, indent=1) + "\n")
+    return out
+
+
+def _json_value(value: Any) -> Any:
+    if value is None or value is _pandas_na():
+        return None
+    if hasattr(value, "item"):
+        value = value.item()
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
+
+
+def _pandas_na() -> Any:
+    import pandas as pd
+
+    return pd.NA
+
+
+_PANDAS_MAJOR = int(importlib.metadata.version("pandas").split(".")[0])
+
+
+def read_export(path: str | os.PathLike, format: str | None = None) -> Any:
+    """Read a file of :func:`export_results` back into the store's frame.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The exported file (for CSV and JSON lines, with its ``.dtypes.json``
+        sidecar beside it).
+    format : {"csv", "parquet", "jsonl"} or None, default=None
+        None: from the suffix of ``path``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Equal to the exporting store's :meth:`ResultStore.frame`.
+
+    Examples
+    --------
+    See :func:`export_results`.
+    """
+    import pandas as pd
+
+    path = Path(path)
+    format = _export_format(path, format)
+    if format == "parquet":
+        _require_pyarrow()
+        import pyarrow.parquet as pq
+
+        # pandas >= 3 reads text as its ``str`` dtype; the store's frame (and the
+        # file's pandas metadata) has ``object``.
+        stored = pq.read_schema(path).pandas_metadata or {"columns": []}
+        text = {
+            c["name"]: object
+            for c in stored["columns"]
+            if c["numpy_type"] == "object"
+        }
+        return pd.read_parquet(path).astype(text)
+    dtypes = json.loads(_dtypes_path(path).read_text())
+    if format == "csv":
+        # Text cells are never missing ("" is an empty message): only numeric
+        # columns read an empty cell as missing. pandas < 3 parses floats exactly
+        # only when asked to.
+        exact = {"float_precision": "round_trip"} if _PANDAS_MAJOR < 3 else {}
+        return pd.read_csv(
+            path,
+            dtype=dtypes,
+            keep_default_na=False,
+            na_values={c: [""] for c, t in dtypes.items() if t != "object"},
+            **exact,
+        )
+    with open(path, encoding="utf-8") as file:
+        records = [json.loads(line) for line in file if line.strip()]
+    frame = pd.DataFrame.from_records(records, columns=list(dtypes))
+    return frame.astype(dtypes)
