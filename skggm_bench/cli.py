@@ -52,6 +52,7 @@ from ._commands import (
     run_study,
     sample_matrices,
     show_leaderboard,
+    tie_tolerance,
     write_study_report,
 )
 
@@ -145,6 +146,13 @@ def _add_leaderboard(commands: Any) -> None:
         help="metric to rank by, a name of the metric registry (default f1)",
     )
     board.add_argument(
+        "--tie-tolerance",
+        type=tie_tolerance,
+        metavar="REL",
+        help="relative difference within which two values rank as a tie "
+        "(default: the study file's tie_tolerance, else 1e-6)",
+    )
+    board.add_argument(
         "--by",
         nargs="*",
         default=["density"],
@@ -173,6 +181,13 @@ def _add_report(commands: Any) -> None:
         default="f1",
         type=metric_name,
         help="metric to rank by, a name of the metric registry (default f1)",
+    )
+    report.add_argument(
+        "--tie-tolerance",
+        type=tie_tolerance,
+        metavar="REL",
+        help="relative difference within which two values rank as a tie "
+        "(default: the study file's tie_tolerance, else 1e-6)",
     )
 
 
