@@ -94,3 +94,36 @@ def test_rank_shift_uses_the_same_ties():
 def test_a_bad_tolerance_is_refused(bad):
     with pytest.raises(ValueError, match="tie_tolerance"):
         leaderboard(_frame(0.0), "kl_divergence", tie_tolerance=bad)
+
+
+def _store(tmp_path, b_offset):
+    """A stored study of two 'solvers' whose F1 differ by b_offset (relative)."""
+    from skggm_bench.benchmark.store import ResultStore
+
+    frame = _frame(b_offset, "f1")
+    frame = frame[frame.generator == "DD"].assign(
+        graph="erdos_renyi", data_model="gaussian", message="", fit_time=0.1,
+        seed=0, versions="{}"
+    )
+    path = tmp_path / "ties.sqlite"
+    with ResultStore(path) as store:
+        store.ensure_study({"metrics": ["f1"]})
+        store.append(frame.to_dict("records"))
+    return path
+
+
+def test_cli_tie_tolerance(tmp_path, capsys):
+    from skggm_bench import cli
+
+    path = _store(tmp_path, 1e-3)
+    assert cli.main(["leaderboard", "--store", str(path), "--by"]) == 0
+    default = capsys.readouterr().out
+    # c is best (higher F1); b's F1 is a's times 1.001: second apart, or tied.
+    assert "a (2.50), b (2.50)" not in default
+    arguments = ["leaderboard", "--store", str(path), "--by", "--tie-tolerance"]
+    assert cli.main([*arguments, "0.01"]) == 0
+    assert "a (2.50), b (2.50)" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as exit_:
+        cli.main([*arguments, "2"])
+    assert exit_.value.code == 2
+    assert "must be a relative difference in [0, 1)" in capsys.readouterr().err
