@@ -1077,7 +1077,8 @@ def _selection_sentences(analysis: Analysis) -> list[str]:
             )
         parts.append(f"{row['learner']} {' and '.join(said)}")
     return [
-        "; ".join(parts)[0].upper() + "; ".join(parts)[1:]
+        "Edge decisions that say little: "
+        + "; ".join(parts)
         + ". Such a selection says nothing about how the learner ranks the pairs "
         "(with every pair selected, F1 is the density of the true graph): compare "
         "these learners by the threshold-free roc_auc or average_precision, or "
