@@ -29,9 +29,11 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import hashlib
+import json
 import math
 import numbers
 import os
+import pickle
 import subprocess
 import sys
 import uuid
@@ -272,45 +274,53 @@ def _fit_uses_constraints(cls: type) -> bool:
 _LOADS_ANYWHERE = frozenset({"sklearn", "skggm_bench", "numpy", "scipy"})
 # Learner bytes (by digest) already loaded in a fresh process: None or the error.
 _LOAD_CHECKS: dict[str, str | None] = {}
+# Loads each learner of a pickled {digest: bytes} in a fresh interpreter; prints
+# {digest: error or None} as JSON.
 _LOAD_SCRIPT = """\
-import pickle, sys
-try:
-    pickle.loads(sys.stdin.buffer.read())
-except BaseException as exc:
-    print(f"{type(exc).__name__}: {exc}")
+import json, pickle, sys
+problems = {}
+for digest, shipped in pickle.loads(sys.stdin.buffer.read()).items():
+    try:
+        pickle.loads(shipped)
+        problems[digest] = None
+    except BaseException as exc:
+        problems[digest] = f"{type(exc).__name__}: {exc}"
+print(json.dumps(problems))
 """
 
 
-def _load_problem(shipped: bytes) -> str | None:
-    """Why ``shipped`` cannot be loaded in a fresh Python process (None if it can).
+def _load_problems(shipped: list[bytes]) -> dict[str, str | None]:
+    """Why each of ``shipped`` cannot be loaded in a fresh Python process, by digest.
 
     The worker processes of loky (and of any process backend) are fresh
     interpreters: a learner whose package imports only after some set-up done in
     this session (import shims, a ``sys.modules`` entry) cannot be loaded there.
-    The trial runs with this process's ``sys.path``, as loky's workers do.
+    One trial process loads them all, with this process's ``sys.path`` (as loky's
+    workers have); results are kept for the next validation.
     """
-    digest = hashlib.sha256(shipped).hexdigest()
-    if digest not in _LOAD_CHECKS:
+    digests = {hashlib.sha256(item).hexdigest(): item for item in shipped}
+    todo = {digest: item for digest, item in digests.items()
+            if digest not in _LOAD_CHECKS}  # fmt: skip
+    if todo:
         environment = dict(os.environ)
         environment["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
         try:
             done = subprocess.run(
                 [sys.executable, "-c", _LOAD_SCRIPT],
-                input=shipped,
+                input=pickle.dumps(todo),
                 capture_output=True,
                 env=environment,
-                timeout=120,
+                timeout=300,
                 check=False,
             )
-            output = done.stdout.decode(errors="replace").strip()
-            if not output and done.returncode != 0:
-                output = (
-                    f"the process loading it exited with status {done.returncode}"
-                )
-        except subprocess.TimeoutExpired:
-            output = "loading it in a fresh process took more than 120 s"
-        _LOAD_CHECKS[digest] = output or None
-    return _LOAD_CHECKS[digest]
+            lines = done.stdout.decode(errors="replace").strip().splitlines()
+            found = json.loads(lines[-1]) if lines else {}
+            failure = f"the process loading it exited with status {done.returncode}"
+        except (subprocess.TimeoutExpired, json.JSONDecodeError) as exc:
+            found, failure = {}, f"loading it in a fresh process failed: {exc}"
+        for digest in todo:
+            _LOAD_CHECKS[digest] = found.get(digest, failure)
+    return {digest: _LOAD_CHECKS[digest] for digest in digests}
 
 
 def _check_shipping(learners: dict, fresh_workers: bool) -> dict[str, Any]:
@@ -337,10 +347,14 @@ def _check_shipping(learners: dict, fresh_workers: bool) -> dict[str, Any]:
                 "or backend='threading'",
                 key,
             ) from None
-        packages = {module.split(".")[0] for module in learner_modules(learner)}
-        if packages <= _LOADS_ANYWHERE:
-            continue
-        problem = _load_problem(shipped[key])
+    to_check = [
+        key
+        for key, learner in learners.items()
+        if not {m.split(".")[0] for m in learner_modules(learner)} <= _LOADS_ANYWHERE
+    ]
+    problems = _load_problems([shipped[key] for key in to_check])
+    for key in to_check:
+        problem = problems[hashlib.sha256(shipped[key]).hexdigest()]
         if problem is not None:
             raise StudyError(
                 "learners",

@@ -9,6 +9,7 @@ all the same, its rows fail with the cause and the others complete.
 
 import json
 import sys
+from collections import defaultdict
 
 import numpy as np
 import pytest
@@ -75,7 +76,9 @@ def test_validate_names_a_learner_fresh_workers_cannot_load(shimmed):
 def test_if_it_slips_through_its_rows_fail_and_the_others_complete(
     shimmed, monkeypatch
 ):
-    monkeypatch.setattr(_benchmark, "_load_problem", lambda shipped: None)
+    monkeypatch.setattr(
+        _benchmark, "_load_problems", lambda shipped: defaultdict(lambda: None)
+    )
     frame = _bench({"lw": LedoitWolf(), "shimmed": shimmed}, n_jobs=2).run().frame
     assert (frame[frame.learner == "lw"].status == "ok").all()
     failed = frame[frame.learner == "shimmed"]

@@ -15,6 +15,7 @@ import subprocess
 import sys
 import textwrap
 import warnings
+from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
@@ -332,7 +333,9 @@ def test_skggm_quic_runs_or_fails_its_own_rows_with_the_reason(quic, monkeypatch
         _study(learners=learners, n_jobs=2, n_repeats=1).validate()
     assert error.value.entry == "quic"
     # ...and if it slips through, only its own rows fail, with the cause.
-    monkeypatch.setattr(_benchmark, "_load_problem", lambda shipped: None)
+    monkeypatch.setattr(
+        _benchmark, "_load_problems", lambda shipped: defaultdict(lambda: None)
+    )
     frame = _study(learners=learners, n_jobs=2, n_repeats=1).run().frame
     assert (frame[frame.learner == "oas"].status == "ok").all()
     rows = frame[frame.learner == "quic"]
