@@ -987,8 +987,8 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
         try:
             with self._backend_config():
                 return joblib.effective_n_jobs(self.n_jobs) != 1
-        except StudyError:
-            return False  # the backend is refused later, by its own check
+        except Exception:  # e.g. dask without a client: refused later, or remote
+            return self.n_jobs not in (None, 1)
 
     def _probe(self, grid: _Grid) -> None:
         """Draw each graph of the grid, and fit each generator on it."""

@@ -252,6 +252,11 @@ def stein_loss(
     )
 
 
+def _singular(matrix: NDArray[np.float64]) -> bool:
+    eigenvalues = np.linalg.eigvalsh(matrix)
+    return bool(eigenvalues.min() <= 1e-10 * max(abs(eigenvalues.max()), 1e-300))
+
+
 def loss_problem(
     covariance: NDArray[np.float64] | None,
     precision: NDArray[np.float64] | None,
@@ -265,6 +270,10 @@ def loss_problem(
     1. **Agreement**: with both matrices, ``covariance @ precision`` must be the
        identity up to :data:`DISAGREEMENT_TOL` in max-norm; otherwise the losses
        of one would say nothing about the other (which one is "the" estimate?).
+       A singular ``covariance`` (the sample covariance with ``n <= p``) has no
+       inverse: then ``precision`` must be a generalised inverse, ``covariance @
+       precision @ covariance = covariance`` within the same tolerance (on the
+       correlation scale).
     2. **Scale**: the diagonal of the covariance (``covariance``, or the inverse
        of ``precision`` when that is all there is) must not be that of
        standardised data: it fails when the diagonal is closer to unit variances
@@ -304,6 +313,15 @@ def loss_problem(
         product = covariance @ precision
         product[np.diag_indices_from(product)] -= 1.0
         disagreement = float(np.abs(product).max(initial=0.0))
+        if not disagreement <= DISAGREEMENT_TOL and _singular(covariance):
+            # A singular covariance (the sample covariance with n <= p) has no
+            # inverse; its pseudo-inverse P still satisfies C P C = C, measured
+            # on the correlation scale so that it stays unit-free.
+            scale = np.sqrt(np.clip(np.diag(covariance), 1e-300, None))
+            generalised = covariance @ precision @ covariance - covariance
+            disagreement = float(
+                np.abs(generalised / np.outer(scale, scale)).max(initial=0.0)
+            )
         if not disagreement <= DISAGREEMENT_TOL:
             return (
                 "no loss: covariance_ and precision_ disagree (max |covariance_ @ "
