@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --upgrade pip
-	$(BIN)/python -m pip install -e ".[test,plot,bench]"
+	$(BIN)/python -m pip install -e ".[test,plot,bench,compat]"
 	touch $(STAMP)
 
 install: $(STAMP)

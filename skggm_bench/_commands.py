@@ -100,6 +100,30 @@ def shard_spec(text: str) -> tuple[int, int]:
     return shard
 
 
+def tie_tolerance(text: str) -> float:
+    """A relative tie tolerance in [0, 1) (for ``--tie-tolerance``)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 <= value < 1:
+        raise argparse.ArgumentTypeError(
+            f"must be a relative difference in [0, 1), e.g. 1e-6, got {text!r}"
+        )
+    return value
+
+
+def _tie_tolerance(args: argparse.Namespace) -> float:
+    """``--tie-tolerance``, else the study file's ``tie_tolerance``, else 1e-6."""
+    from .benchmark.leaderboard import DEFAULT_TIE_TOLERANCE
+
+    if args.tie_tolerance is not None:
+        return args.tie_tolerance
+    if args.store is None:
+        return float(_config(args).grid.get("tie_tolerance", DEFAULT_TIE_TOLERANCE))
+    return DEFAULT_TIE_TOLERANCE
+
+
 def preset_names() -> str:
     """The built-in studies, the default first (for ``--preset``)."""
     from .benchmark.config import PRESETS
@@ -467,7 +491,9 @@ def show_leaderboard(args: argparse.Namespace) -> int:
 
     frame, _, path = _read_results(args)
     try:
-        analysis = analyse(frame, args.metric, by=tuple(args.by))
+        analysis = analyse(
+            frame, args.metric, by=tuple(args.by), tie_tolerance=_tie_tolerance(args)
+        )
     except ValueError as exc:
         raise CommandError(str(exc), EXIT_USAGE) from None
     if args.format != "text":
@@ -509,6 +535,7 @@ def write_study_report(args: argparse.Namespace) -> int:
             metric=args.metric,
             metadata={"store": str(path), **metadata},
             title=f"skggm-bench report: {path.stem}",
+            tie_tolerance=_tie_tolerance(args),
         )
     except ValueError as exc:
         raise CommandError(str(exc), EXIT_USAGE) from None

@@ -59,6 +59,7 @@ from ._commands import (
     sample_matrices,
     shard_spec,
     show_leaderboard,
+    tie_tolerance,
     write_study_report,
 )
 
@@ -161,6 +162,13 @@ def _add_leaderboard(commands: Any) -> None:
         help="metric to rank by, a name of the metric registry (default f1)",
     )
     board.add_argument(
+        "--tie-tolerance",
+        type=tie_tolerance,
+        metavar="REL",
+        help="relative difference within which two values rank as a tie "
+        "(default: the study file's tie_tolerance, else 1e-6)",
+    )
+    board.add_argument(
         "--by",
         nargs="*",
         default=["density"],
@@ -196,6 +204,13 @@ def _add_report(commands: Any) -> None:
         default="f1",
         type=metric_name,
         help="metric to rank by, a name of the metric registry (default f1)",
+    )
+    report.add_argument(
+        "--tie-tolerance",
+        type=tie_tolerance,
+        metavar="REL",
+        help="relative difference within which two values rank as a tie "
+        "(default: the study file's tie_tolerance, else 1e-6)",
     )
 
 

@@ -916,3 +916,76 @@ def test_scores_fall_back_to_partial_correlation_before_adjacency():
     # For a covariance graph, partial correlations say nothing: adjacency is used.
     covariance_scores = edge_scores_from_estimator(NodeWise(), model="covariance")
     np.testing.assert_array_equal(covariance_scores, NodeWise.adjacency_.astype(float))
+
+
+# --------------------------------------------------------------------------------------
+# Which matrices the losses judge (issue 21)
+# --------------------------------------------------------------------------------------
+
+
+def _unequal_variances(n=200, p=8, seed=0):
+    """Data whose variances spread over 1 to 64, with some correlation."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, p))
+    X[:, 1] += X[:, 0]
+    return X * 2.0 ** np.arange(p)
+
+
+def test_loss_problem_accepts_exact_and_generalised_inverses():
+    from sklearn.covariance import EmpiricalCovariance, LedoitWolf, ShrunkCovariance
+
+    from skggm_bench.metrics import loss_problem
+
+    X = _unequal_variances()
+    for estimator in (EmpiricalCovariance(), LedoitWolf(), ShrunkCovariance()):
+        fitted = estimator.fit(X)
+        assert loss_problem(fitted.covariance_, fitted.precision_, X) is None
+    # n < p: a singular sample covariance and its pseudo-inverse are one model.
+    small = X[:5]
+    fitted = EmpiricalCovariance().fit(small)
+    assert loss_problem(fitted.covariance_, fitted.precision_, small) is None
+
+
+def test_loss_problem_names_the_check_and_its_size():
+    from skggm_bench.metrics import DISAGREEMENT_TOL, loss_problem
+
+    X = _unequal_variances()
+    S = np.cov(X, rowvar=False, bias=True)
+    # A penalised precision next to the sample covariance (regain's pair).
+    precision = np.linalg.inv(S + 0.05 * np.diag(np.diag(S)))
+    message = loss_problem(S, precision, X)
+    assert message.startswith("no loss: covariance_ and precision_ disagree (max ")
+    size = float(message.split("= ")[1].split(",")[0])
+    assert size > DISAGREEMENT_TOL
+    np.testing.assert_allclose(
+        size, np.abs(S @ precision - np.eye(8)).max(), rtol=1e-2
+    )
+    # A correlation matrix for data of variances 1 to 2**14.
+    d = np.sqrt(np.diag(S))
+    correlation = S / np.outer(d, d)
+    message = loss_problem(correlation, np.linalg.inv(correlation), X)
+    assert message.startswith("no loss: covariance_ is not on the scale of the data")
+    # ... which is fine for data of unit variances.
+    Z = (X - X.mean(axis=0)) / X.std(axis=0)
+    assert loss_problem(correlation, np.linalg.inv(correlation), Z) is None
+
+
+def test_score_learner_with_data_leaves_edges_and_notes_the_losses():
+    from sklearn.covariance import GraphicalLasso
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from skggm_bench.metrics import GroundTruth, score_learner
+
+    X = _unequal_variances()
+    S = np.cov(X, rowvar=False, bias=True)
+    truth = GroundTruth(np.abs(np.linalg.inv(S)) > 1e-3, covariance=S)
+    pipe = make_pipeline(StandardScaler(), GraphicalLasso(alpha=0.1)).fit(X)
+    scores = score_learner(pipe, truth, ["f1", "frobenius_loss"], X=X)
+    assert not np.isnan(scores.values["f1"])
+    assert np.isnan(scores.values["frobenius_loss"])
+    assert "not on the scale of the data" in scores.notes["frobenius_loss"]
+    # Without the data, the losses are computed as before.
+    assert not np.isnan(
+        score_learner(pipe, truth, ["frobenius_loss"]).values["frobenius_loss"]
+    )

@@ -28,9 +28,14 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import hashlib
+import json
 import math
 import numbers
 import os
+import pickle
+import subprocess
+import sys
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -50,7 +55,12 @@ from ..utils._validation import Interval, is_boolean
 from ._execution import backend_problem, execute
 from ._graphs import GraphAxisError, GraphEntry, graph_axis, realised_density
 from ._isolation import close_children
-from ._provenance import FingerprintError, describe
+from ._provenance import (
+    FingerprintError,
+    describe,
+    learner_modules,
+    learner_versions,
+)
 from ._schema import KEY_COLUMNS, Status, result_columns
 from ._seeding import (
     SEEDING_SCHEME,
@@ -59,7 +69,8 @@ from ._seeding import (
     fresh_entropy,
 )
 from ._sharding import check_shard, shard_fits
-from ._tasks import Cell, Fit, Spec
+from ._tasks import Cell, Fit, Spec, ship_learner
+from .leaderboard import DEFAULT_TIE_TOLERANCE
 from .store import ResultStore
 
 __all__ = ["DEFAULT_METRICS", "Benchmark", "BenchmarkResult", "StudyError"]
@@ -74,6 +85,7 @@ DEFAULT_METRICS: tuple[str, ...] = (
     "shd",
     "roc_auc",
     "average_precision",
+    "n_selected_edges",
 )
 #: The data model of a study that names none: the Gaussian rows as drawn.
 DEFAULT_DATA_MODEL = "gaussian"
@@ -235,7 +247,7 @@ def _check_named(
         # Estimators that declare their parameters' constraints are checked now, not
         # at their first fit; those that do not (any sklearn-compatible estimator
         # may) are checked by their own fit.
-        if hasattr(type(fresh), "_parameter_constraints"):
+        if _fit_uses_constraints(type(fresh)):
             try:
                 fresh._validate_params()
             except (ValueError, TypeError) as exc:
@@ -257,6 +269,127 @@ def _check_unseeded(mapping: dict, name: str) -> dict:
                 key,
             )
     return mapping
+
+
+def _package(cls: type) -> str:
+    return cls.__module__.split(".")[0]
+
+
+def _fit_uses_constraints(cls: type) -> bool:
+    """Whether the ``fit`` of ``cls`` is the one its ``_parameter_constraints`` are for.
+
+    A class may inherit constraints written for another ``fit``: regain's
+    ``GraphicalLasso`` subclasses scikit-learn's, whose constraints allow only
+    ``mode`` in {"lars", "cd"}, while regain's own ``fit`` (which never reads
+    them) has ``mode="admm"``. The constraints are applied only when the class
+    that declares them and the class whose ``fit`` runs come from the same
+    package; otherwise the estimator's own ``fit`` is the judge.
+    """
+    declares = next(
+        (c for c in cls.__mro__ if "_parameter_constraints" in c.__dict__), None
+    )
+    fits = next((c for c in cls.__mro__ if "fit" in c.__dict__), None)
+    if declares is None or fits is None:
+        return False
+    return _package(declares) == _package(fits)
+
+
+# Packages whose classes every worker process imports as the parent does: a
+# learner made only of these needs no trial load in a fresh process.
+_LOADS_ANYWHERE = frozenset({"sklearn", "skggm_bench", "numpy", "scipy"})
+# Learner bytes (by digest) already loaded in a fresh process: None or the error.
+_LOAD_CHECKS: dict[str, str | None] = {}
+# Loads each learner of a pickled {digest: bytes} in a fresh interpreter; prints
+# {digest: error or None} as JSON.
+_LOAD_SCRIPT = """\
+import json, pickle, sys
+problems = {}
+for digest, shipped in pickle.loads(sys.stdin.buffer.read()).items():
+    try:
+        pickle.loads(shipped)
+        problems[digest] = None
+    except BaseException as exc:
+        problems[digest] = f"{type(exc).__name__}: {exc}"
+print(json.dumps(problems))
+"""
+
+
+def _load_problems(shipped: list[bytes]) -> dict[str, str | None]:
+    """Why each of ``shipped`` cannot be loaded in a fresh Python process, by digest.
+
+    The worker processes of loky (and of any process backend) are fresh
+    interpreters: a learner whose package imports only after some set-up done in
+    this session (import shims, a ``sys.modules`` entry) cannot be loaded there.
+    One trial process loads them all, with this process's ``sys.path`` (as loky's
+    workers have); results are kept for the next validation.
+    """
+    digests = {hashlib.sha256(item).hexdigest(): item for item in shipped}
+    todo = {digest: item for digest, item in digests.items()
+            if digest not in _LOAD_CHECKS}  # fmt: skip
+    if todo:
+        environment = dict(os.environ)
+        environment["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+        try:
+            done = subprocess.run(
+                [sys.executable, "-c", _LOAD_SCRIPT],
+                input=pickle.dumps(todo),
+                capture_output=True,
+                env=environment,
+                timeout=300,
+                check=False,
+            )
+            lines = done.stdout.decode(errors="replace").strip().splitlines()
+            found = json.loads(lines[-1]) if lines else {}
+            failure = f"the process loading it exited with status {done.returncode}"
+        except (subprocess.TimeoutExpired, json.JSONDecodeError) as exc:
+            found, failure = {}, f"loading it in a fresh process failed: {exc}"
+        for digest in todo:
+            _LOAD_CHECKS[digest] = found.get(digest, failure)
+    return {digest: _LOAD_CHECKS[digest] for digest in digests}
+
+
+def _check_shipping(learners: dict, fresh_workers: bool) -> dict[str, Any]:
+    """What is sent to the workers per learner; a StudyError if one cannot go.
+
+    Workers started afresh (loky, dask) get each learner as pickled bytes, loaded
+    by its own fits (``_tasks.load_learner``), after two checks here: that it can
+    be pickled, and -- unless it is made only of packages that import anywhere --
+    that a fresh Python process can load it. Workers that share this process's
+    memory (``n_jobs=1``, threads; fits run in forked children) need no pickling:
+    they get the learners themselves.
+    """
+    if not fresh_workers:
+        return dict(learners)
+    shipped = {}
+    for key, learner in learners.items():
+        try:
+            shipped[key] = ship_learner(learner)
+        except Exception as exc:
+            raise StudyError(
+                "learners",
+                f"learners[{key!r}] cannot be sent to a worker process: it cannot "
+                f"be pickled: {type(exc).__name__}: {exc}. Run it with n_jobs=1 "
+                "or backend='threading'",
+                key,
+            ) from None
+    to_check = [
+        key
+        for key, learner in learners.items()
+        if not {m.split(".")[0] for m in learner_modules(learner)} <= _LOADS_ANYWHERE
+    ]
+    problems = _load_problems([shipped[key] for key in to_check])
+    for key in to_check:
+        problem = problems[hashlib.sha256(shipped[key]).hexdigest()]
+        if problem is not None:
+            raise StudyError(
+                "learners",
+                f"learners[{key!r}] cannot be loaded by the worker processes (fresh "
+                f"Python processes): {problem}. Run it with n_jobs=1 or "
+                "backend='threading', or make its package importable without "
+                "set-up in this session",
+                key,
+            )
+    return shipped
 
 
 def _check_metrics(metrics: Any) -> tuple[str, ...]:
@@ -413,6 +546,10 @@ class _Grid:
     timeout: float | None
     memory_limit: int | None
     isolate: bool
+    tie_tolerance: float = 0.0
+    # Per learner: the bytes sent to workers, and its packages' versions (JSON).
+    shipped: dict = dataclasses.field(default_factory=dict)
+    versions: dict = dataclasses.field(default_factory=dict)
 
     def points(self, graph: str) -> list[tuple[float | None, int]]:
         """The (density, n_features) of a graph's rows, densities first.
@@ -490,6 +627,8 @@ class BenchmarkResult:
         Path of the store the rows live in, or None for an in-memory run.
     n_computed : int
         Number of rows computed by this run (the others were already stored).
+    tie_tolerance : float, default=1e-6
+        The study's tie tolerance: the default of :meth:`leaderboard`.
 
     Attributes
     ----------
@@ -533,11 +672,13 @@ class BenchmarkResult:
         study: dict,
         store: str | None = None,
         n_computed: int = 0,
+        tie_tolerance: float = DEFAULT_TIE_TOLERANCE,
     ) -> None:
         self.frame = frame
         self.study = study
         self.store = store
         self.n_computed = n_computed
+        self.tie_tolerance = tie_tolerance
 
     def __repr__(self) -> str:
         counts = self.frame["status"].value_counts()
@@ -560,7 +701,8 @@ class BenchmarkResult:
         by : sequence of str, default=("density",)
             Columns that define the scenarios the ranking is reported for.
         **kwargs
-            Passed on to :func:`skggm_bench.benchmark.leaderboard.leaderboard`.
+            Passed on to :func:`skggm_bench.benchmark.leaderboard.leaderboard`;
+            ``tie_tolerance`` defaults to the study's.
 
         Returns
         -------
@@ -582,6 +724,7 @@ class BenchmarkResult:
         """
         from .leaderboard import leaderboard
 
+        kwargs.setdefault("tie_tolerance", self.tie_tolerance)
         return leaderboard(self.frame, metric=metric, by=by, **kwargs)
 
     def plot(self, **kwargs: Any) -> Any:
@@ -725,6 +868,11 @@ default=None
         :func:`~skggm_bench.benchmark.store.merge_stores` joins them into the
         store of one uninterrupted run. The shard is not part of the study: all
         k stores hold the same study. ``run`` returns the rows of its store.
+    tie_tolerance : float, default=1e-6
+        Relative difference within which two values of a metric in one block
+        rank as a tie (:func:`skggm_bench.benchmark.leaderboard.leaderboard`);
+        the default of :meth:`BenchmarkResult.leaderboard`. It changes no row,
+        so it is not part of the stored study.
 
     Attributes
     ----------
@@ -784,6 +932,7 @@ default=None
         "graph_params": [dict, None],
         "isolate": ["boolean"],
         "verbose": ["verbose"],
+        "tie_tolerance": [Interval(numbers.Real, 0, 1, closed="left")],
     }
 
     def __init__(
@@ -809,6 +958,7 @@ default=None
         graph_params: Mapping[str, Any] | None = None,
         verbose: int = 0,
         shard: tuple[int, int] | None = None,
+        tie_tolerance: float = DEFAULT_TIE_TOLERANCE,
     ) -> None:
         self.generators = generators
         self.learners = learners
@@ -830,6 +980,7 @@ default=None
         self.graph_params = graph_params
         self.verbose = verbose
         self.shard = shard
+        self.tie_tolerance = tie_tolerance
 
     def __repr__(self) -> str:
         return (
@@ -943,7 +1094,13 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
             isolate=isolate,
         )
         grid = dataclasses.replace(
-            grid, graphs=_fix_structures(grid.graphs, grid.n_features, self.graph)
+            grid,
+            graphs=_fix_structures(grid.graphs, grid.n_features, self.graph),
+            shipped=_check_shipping(grid.learners, self._fresh_workers()),
+            versions={
+                name: learner_versions(learner)
+                for name, learner in grid.learners.items()
+            },
         )
         if grid.n_fits > MAX_FITS:
             raise StudyError(
@@ -954,6 +1111,16 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
             )
         self._probe(grid)
         return grid
+
+    def _fresh_workers(self) -> bool:
+        """Whether the fits may run in worker processes started afresh (loky)."""
+        if self.backend == "threading":
+            return False
+        try:
+            with self._backend_config():
+                return joblib.effective_n_jobs(self.n_jobs) != 1
+        except Exception:  # e.g. dask without a client: refused later, or remote
+            return self.n_jobs not in (None, 1)
 
     def _probe(self, grid: _Grid) -> None:
         """Draw each graph of the grid, and fit each generator on it."""
@@ -984,14 +1151,20 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
                         ) from exc
 
     @staticmethod
-    def _fingerprint(grid: _Grid, entropy: int) -> dict:
-        """What must match for a store to be resumed: all that can change a row."""
+    def _fingerprint(grid: _Grid, entropy: int, stored: bool = True) -> dict:
+        """What must match for a store to be resumed: all that can change a row.
+
+        Without a store (``stored=False``) nothing is resumed: a value that cannot
+        be described is recorded as such instead of refusing the study.
+        """
         described = {}
         for name in ("generators", "data_models", "learners"):
             try:
                 described[name] = describe(getattr(grid, name), name)
             except FingerprintError as exc:
-                raise StudyError(name, str(exc)) from None
+                if stored:
+                    raise StudyError(name, str(exc)) from None
+                described[name] = {"not described": str(exc)}
         try:
             described["graph"] = describe(
                 {name: entry.describe() for name, entry in grid.graphs.items()},
@@ -1075,7 +1248,9 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
             store = self._open_store()
             try:
                 entropy = self._entropy(store)
-                study = store.ensure_study(self._fingerprint(grid, entropy))
+                study = store.ensure_study(
+                    self._fingerprint(grid, entropy, stored=self.store is not None)
+                )
                 self.entropy_ = entropy
                 n_computed = self._fill(store, grid, entropy, progress)
                 frame = _ordered_frame(store.frame(), grid)
@@ -1083,7 +1258,13 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
                 if store is not self.store:  # opened here: close it here
                     store.close()
         path = None if store.path == ":memory:" else store.path
-        return BenchmarkResult(frame, study, store=path, n_computed=n_computed)
+        return BenchmarkResult(
+            frame,
+            study,
+            store=path,
+            n_computed=n_computed,
+            tie_tolerance=float(self.tie_tolerance),
+        )
 
     def _entropy(self, store: ResultStore) -> int:
         entropy = check_study_random_state(self.random_state)
@@ -1100,7 +1281,12 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
             entropy=entropy,
             generators=grid.generators,
             data_models=grid.data_models,
-            learners=grid.learners,
+            learners=grid.shipped,
+            versions=grid.versions,
+            modules={
+                name: learner_modules(learner)
+                for name, learner in grid.learners.items()
+            },
             graphs=grid.graphs,
             model=grid.model,
             metrics=grid.metrics,

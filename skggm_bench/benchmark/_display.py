@@ -26,6 +26,7 @@ import pandas as pd
 from ..metrics import get_metric
 from ._schema import check_results_frame, rankable_metric
 from .leaderboard import (
+    DEFAULT_TIE_TOLERANCE,
     critical_difference,
     format_interval,
     format_leaderboard,
@@ -33,6 +34,7 @@ from .leaderboard import (
     generator_agreement,
     leaderboard,
     rank_shift,
+    selection_summary,
 )
 
 __all__ = [
@@ -201,7 +203,8 @@ def leaderboard_table(board: pd.DataFrame) -> Table:
     -------
     Table
         Grouped by its grouping columns; per learner its position (``no data``
-        without a successful fit), mean rank and mean metric with intervals, the
+        without a value, with the reason when its fits succeeded), mean rank and
+        mean metric with intervals, the
         fits that did not finish and the learners it is tied with.
 
     Examples
@@ -225,7 +228,7 @@ def leaderboard_table(board: pd.DataFrame) -> Table:
     return _from_frame(
         table,
         by,
-        wrap=("tied with",),
+        wrap=("position", "tied with"),
         headers={f"{metric} {interval}": f"{_label(metric)} {interval}"},
         caption=f"Learners by mean rank of {_label(metric)} ({_direction(metric)}).",
     )
@@ -636,6 +639,8 @@ class Analysis:
     comparisons : list of Comparison
         From the reference generator to every other one, then from the reference
         graph, then data model, to every other one (when there are several).
+    tie_tolerance : float
+        The relative difference within which values tie in every ranking.
     """
 
     frame: pd.DataFrame
@@ -645,6 +650,7 @@ class Analysis:
     overall: pd.DataFrame
     cd: pd.DataFrame
     comparisons: list[Comparison]
+    tie_tolerance: float = DEFAULT_TIE_TOLERANCE
 
 
 def _reference(values: Sequence[str], reference: str | None, preferred: str) -> str:
@@ -665,6 +671,7 @@ def analyse(
     by: Sequence[str] = ("density",),
     reference: str | None = None,
     n_bootstrap: int = 2000,
+    tie_tolerance: float = DEFAULT_TIE_TOLERANCE,
 ) -> Analysis:
     """Compute the leaderboards, critical differences and comparisons of a study.
 
@@ -684,6 +691,9 @@ def analyse(
         :data:`REFERENCE_GENERATOR` when present, else the first by name).
     n_bootstrap : int, default=2000
         Bootstrap replicates of every interval.
+    tie_tolerance : float, default=1e-6
+        Relative difference within which two values of a block share their rank
+        (:func:`~skggm_bench.benchmark.leaderboard.leaderboard`).
 
     Returns
     -------
@@ -715,10 +725,10 @@ def analyse(
     # pooling them would hide how the ranking changes across them.
     several = [c for c in _SPLIT_AXES if frame[c].nunique() > 1]
     by += [c for c in several if c not in by]
-    options = {"n_bootstrap": n_bootstrap}
+    options = {"n_bootstrap": n_bootstrap, "tie_tolerance": tie_tolerance}
     board = leaderboard(frame, metric, by=by, **options)
     overall = leaderboard(frame, metric, by=several, **options)
-    cd = critical_difference(frame, metric, by=by)
+    cd = critical_difference(frame, metric, by=by, tie_tolerance=tie_tolerance)
     comparisons = []
     generators = sorted(frame["generator"].unique())
     source = _reference(generators, reference, REFERENCE_GENERATOR)
@@ -750,6 +760,7 @@ def analyse(
         overall=overall,
         cd=cd,
         comparisons=comparisons,
+        tie_tolerance=board.attrs["tie_tolerance"],
     )
 
 
@@ -812,8 +823,13 @@ def _winner_sentences(analysis: Analysis) -> list[str]:
         where = _where(by, key)
         first = part[part["position"] == 1]
         if first.empty:
+            reasons = set(part["no_value_reason"]) - {"", "no successful fit"}
             sentences.append(
-                f"{where.capitalize()} no fit succeeded: no learner can be ranked."
+                f"{where.capitalize()} no learner has a value of {label} "
+                f"({'; '.join(sorted(reasons))}): no learner can be ranked."
+                if reasons
+                else f"{where.capitalize()} no fit succeeded: no learner can be "
+                "ranked."
             )
             continue
         row = first.iloc[0]
@@ -1007,24 +1023,73 @@ def _failure_sentences(analysis: Analysis) -> list[str]:
             f". The most frequent message ({fits} fits; {learners}): "
             f"\u201c{message}\u201d"
         )
-    sentences = [sentence + "."]
+    return [sentence + ".", *_no_position_sentences(analysis)]
+
+
+def _no_position_sentences(analysis: Analysis) -> list[str]:
+    """Who has no position, and why: no successful fit, or no value in its fits."""
     board = analysis.board
     no_data = board[board["position"].isna()]
-    if not no_data.empty:
-        by = list(board.attrs["by"])
+    by = list(board.attrs["by"])
+    label = _label(analysis.metric)
+    sentences = []
+    failed = no_data["no_value_reason"] == "no successful fit"
+    for rows, opening in (
+        (no_data[failed], "Without any successful fit, and so without a position: "),
+        (
+            no_data[~failed],
+            f"Without a value of {label} although their fits succeeded, and so "
+            "without a position: ",
+        ),
+    ):
+        if rows.empty:
+            continue
         places = [
             f"{row['learner']} {_where(by, [row[c] for c in by])}"
-            for row in no_data.to_dict("records")
-        ]
+            + ("" if row["no_value_reason"] == "no successful fit"
+               else f" ({row['no_value_reason']})")
+            for row in rows.to_dict("records")
+        ]  # fmt: skip
         shown = places[:_MAX_SENTENCES]
         more = len(places) - len(shown)
         sentences.append(
-            "Without any successful fit, and so without a position: "
+            opening
             + "; ".join(shown)
             + (f"; and {more} more (see the leaderboard)" if more else "")
             + "."
         )
     return sentences
+
+
+def _share(count: int, total: int) -> str:
+    return f"{100 * count / total:.0f}% of its fits ({count} of {total})"
+
+
+def _selection_sentences(analysis: Analysis) -> list[str]:
+    """Learners that selected every pair, or none: their edge metrics mislead."""
+    summary = selection_summary(analysis.frame)
+    if summary.empty:
+        return []
+    parts = []
+    for row in summary.to_dict("records"):
+        said = []
+        if row["n_every_pair"]:
+            said.append(
+                f"selected every pair in {_share(row['n_every_pair'], row['n_ok'])}"
+            )
+        if row["n_no_pair"]:
+            said.append(
+                f"selected no pair in {_share(row['n_no_pair'], row['n_ok'])}"
+            )
+        parts.append(f"{row['learner']} {' and '.join(said)}")
+    return [
+        "Edge decisions that say little: "
+        + "; ".join(parts)
+        + ". Such a selection says nothing about how the learner ranks the pairs "
+        "(with every pair selected, F1 is the density of the true graph): compare "
+        "these learners by the threshold-free roc_auc or average_precision, or "
+        "decide their edges with LocalFDRSelector (skggm_bench.learners)."
+    ]
 
 
 _STATUS_WORDS = {"timeout": "timed out", "memory": "ran out of memory"}
@@ -1066,6 +1131,7 @@ def findings(analysis: Analysis) -> list[str]:
         *_shift_sentences(analysis),
         *_agreement_sentences(analysis),
         *_critical_difference_sentences(analysis),
+        *_selection_sentences(analysis),
         *_failure_sentences(analysis),
     ]
 

@@ -5,9 +5,10 @@ can give different results must never share a store. Every configuration value i
 therefore described by *what determines its behaviour*, recursively -- estimators
 by their class and parameters, frozen scipy distributions by their name and
 arguments, functions by their module, qualified name and a hash of their code (and
-of the values they close over) -- and a value that cannot be described reliably is
-refused with a clear message instead of being described by a ``repr`` that may hide
-a difference.
+of the values they close over), other objects (e.g. the penalty object a skglm
+estimator takes as a parameter) by their class and their own public state -- and a
+value that cannot be described reliably (a cycle of objects) is refused with a
+clear message instead of being described by a ``repr`` that may hide a difference.
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ __all__ = [
     "FingerprintError",
     "describe",
     "first_difference",
+    "learner_modules",
+    "learner_versions",
     "package_versions",
     "split_study",
 ]
@@ -95,6 +98,142 @@ def package_versions(*modules: str) -> str:
     return json.dumps(versions, sort_keys=True)
 
 
+def _classes_of(value: Any, found: dict[int, type], seen: set[int]) -> None:
+    """Every class whose code a value runs: its own, its parameters', nested."""
+    if id(value) in seen or value is None or isinstance(value, (str, bytes)):
+        return
+    seen.add(id(value))
+    if isinstance(value, Mapping):
+        for item in value.values():
+            _classes_of(item, found, seen)
+        return
+    if isinstance(value, (list, tuple, set, frozenset)):
+        for item in value:
+            _classes_of(item, found, seen)
+        return
+    if isinstance(value, type):
+        found[id(value)] = value
+        return
+    if isinstance(value, (types.FunctionType, functools.partial)):
+        function = getattr(value, "func", value)
+        module = getattr(function, "__module__", None)
+        if module:
+            found[id(function)] = function
+        return
+    cls = type(value)
+    if cls.__module__ == "builtins" or isinstance(value, (np.ndarray, np.generic)):
+        return
+    found[id(cls)] = cls
+    if hasattr(value, "get_params") and callable(value.get_params):
+        try:
+            params = value.get_params(deep=False)
+        except Exception:  # an estimator that cannot list its parameters
+            params = {}
+        _classes_of(params, found, seen)
+    else:
+        _classes_of(_public_state(value), found, seen)
+
+
+def learner_versions(learner: Any) -> str:
+    """:func:`package_versions` of every package that defines a class in a learner.
+
+    The learner's class and its bases, the classes of its parameters (the steps
+    of a pipeline, the inner estimator of a search, a penalty object), nested to
+    any depth, and the functions it holds.
+
+    Parameters
+    ----------
+    learner : object
+        An estimator.
+
+    Returns
+    -------
+    str
+        A JSON object, keys sorted.
+
+    Examples
+    --------
+    >>> import json
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from skggm_bench.learners import LassoNetwork
+    >>> versions = json.loads(learner_versions(make_pipeline(StandardScaler(),
+    ...                                                      LassoNetwork())))
+    >>> "scikit-learn" in versions and "skggm-bench" in versions
+    True
+    """
+    return package_versions(*learner_modules(learner))
+
+
+def learner_modules(learner: Any) -> tuple[str, ...]:
+    """The modules that define the classes and functions of a learner, sorted.
+
+    Parameters
+    ----------
+    learner : object
+        An estimator.
+
+    Returns
+    -------
+    tuple of str
+
+    Examples
+    --------
+    >>> from sklearn.covariance import LedoitWolf
+    >>> "sklearn.covariance._shrunk_covariance" in learner_modules(LedoitWolf())
+    True
+    """
+    found: dict[int, Any] = {}
+    _classes_of(learner, found, set())
+    modules = set()
+    for item in found.values():
+        for cls in getattr(item, "__mro__", (item,)):
+            module = getattr(cls, "__module__", None)
+            if not module or module == "builtins":
+                continue
+            modules.add(module)
+            if _distribution_version(module.split(".")[0]) is None:
+                # Defined outside any installed package (a user's script or
+                # notebook): the packages its methods call are its code too, e.g.
+                # gglasso behind a short wrapper.
+                modules.update(_modules_used(cls))
+    return tuple(sorted(modules))
+
+
+def _modules_used(cls: type) -> set[str]:
+    """Modules of the global names the methods of ``cls`` refer to."""
+    used = set()
+    for attribute in vars(cls).values():
+        function = getattr(attribute, "__func__", attribute)
+        code = getattr(function, "__code__", None)
+        if code is None:
+            continue
+        namespace = getattr(function, "__globals__", {})
+        for name in code.co_names:
+            value = namespace.get(name)
+            if isinstance(value, types.ModuleType):
+                used.add(value.__name__)
+            elif value is not None and not isinstance(value, (int, float, str)):
+                module = getattr(value, "__module__", None)
+                if isinstance(module, str) and module != "builtins":
+                    used.add(module)
+    return used
+
+
+def _public_state(value: Any) -> dict[str, Any]:
+    """An object's own public attributes (``__dict__`` or ``__slots__``), by name."""
+    state = getattr(value, "__dict__", None)
+    if isinstance(state, Mapping):
+        return {k: v for k, v in state.items() if not str(k).startswith("_")}
+    slots = [
+        name
+        for cls in type(value).__mro__
+        for name in getattr(cls, "__slots__", ())
+        if not name.startswith("_")
+    ]
+    return {name: getattr(value, name) for name in slots if hasattr(value, name)}
+
+
 class FingerprintError(TypeError):
     """A study value whose behaviour cannot be described reliably."""
 
@@ -118,7 +257,7 @@ def _code_digest(code: types.CodeType) -> str:
     return _digest(b"\0".join(parts))
 
 
-def _describe_function(function: Any, where: str) -> dict:
+def _describe_function(function: Any, where: str, depth: int) -> dict:
     description: dict[str, Any] = {
         "function": f"{getattr(function, '__module__', '?')}."
         f"{getattr(function, '__qualname__', getattr(function, '__name__', '?'))}"
@@ -127,18 +266,26 @@ def _describe_function(function: Any, where: str) -> dict:
     if code is not None:
         description["code"] = _code_digest(code)
         if function.__defaults__:
-            description["defaults"] = describe(function.__defaults__, where)
+            description["defaults"] = describe(function.__defaults__, where, depth)
         if function.__kwdefaults__:
-            description["kwdefaults"] = describe(function.__kwdefaults__, where)
+            description["kwdefaults"] = describe(
+                function.__kwdefaults__, where, depth
+            )
         if function.__closure__:
             description["closure"] = [
-                describe(cell.cell_contents, f"{where} (a value it closes over)")
+                describe(
+                    cell.cell_contents, f"{where} (a value it closes over)", depth
+                )
                 for cell in function.__closure__
             ]
     return description
 
 
-def describe(value: Any, where: str = "the study") -> Any:
+# Objects nested deeper than this in a description are a cycle (or as good as one).
+_MAX_DEPTH = 50
+
+
+def describe(value: Any, where: str = "the study", _depth: int = 0) -> Any:
     """A JSON-able description of ``value`` that determines its behaviour.
 
     Parameters
@@ -146,7 +293,9 @@ def describe(value: Any, where: str = "the study") -> Any:
     value : object
         A configuration value: plain values, arrays, mappings and sequences of
         them, estimators (anything with ``get_params``), frozen scipy
-        distributions, functions, classes, enums, random states.
+        distributions, functions, classes, enums, random states, and any other
+        object, by its class and its own public attributes (``__dict__`` or
+        ``__slots__`` without the names that start with ``_``).
     where : str, default="the study"
         Where the value sits, for the error message.
 
@@ -159,8 +308,8 @@ def describe(value: Any, where: str = "the study") -> Any:
     Raises
     ------
     FingerprintError
-        For a value that cannot be described reliably (an arbitrary object whose
-        only description would be its ``repr``).
+        For a value that cannot be described reliably (objects that refer to
+        each other in a cycle).
 
     Examples
     --------
@@ -169,7 +318,18 @@ def describe(value: Any, where: str = "the study") -> Any:
     False
     >>> describe(lambda x: x + 1) == describe(lambda x: x + 2)
     False
+    >>> class Penalty:
+    ...     def __init__(self, alpha):
+    ...         self.alpha = alpha
+    >>> describe(Penalty(0.5))
+    {'object': 'skggm_bench.benchmark._provenance.Penalty', 'state': {'alpha': 0.5}}
     """
+    if _depth > _MAX_DEPTH:
+        raise FingerprintError(
+            f"cannot fingerprint {where}: its objects refer to each other in a "
+            f"cycle (or nest deeper than {_MAX_DEPTH} levels)"
+        )
+    depth = _depth + 1
     if value is None or isinstance(value, (bool, str)):
         return value
     if isinstance(value, enum.Enum):
@@ -189,12 +349,16 @@ def describe(value: Any, where: str = "the study") -> Any:
         }
     if isinstance(value, Mapping):
         return {
-            str(key): describe(item, f"{where}[{key!r}]") for key, item in value.items()
+            str(key): describe(item, f"{where}[{key!r}]", depth)
+            for key, item in value.items()
         }
     if isinstance(value, (list, tuple)):
-        return [describe(item, f"{where}[{i}]") for i, item in enumerate(value)]
+        return [
+            describe(item, f"{where}[{i}]", depth) for i, item in enumerate(value)
+        ]
     if isinstance(value, (set, frozenset)):
-        return {"set": sorted(json.dumps(describe(item, where)) for item in value)}
+        items = (json.dumps(describe(item, where, depth)) for item in value)
+        return {"set": sorted(items)}
     if isinstance(value, type):
         return {"class": f"{value.__module__}.{value.__qualname__}"}
     if isinstance(value, np.random.RandomState):
@@ -205,30 +369,32 @@ def describe(value: Any, where: str = "the study") -> Any:
         # A frozen scipy.stats distribution.
         return {
             "distribution": getattr(value.dist, "name", type(value.dist).__name__),
-            "args": describe(list(value.args), f"{where}.args"),
-            "kwds": describe(dict(value.kwds), f"{where}.kwds"),
+            "args": describe(list(value.args), f"{where}.args", depth),
+            "kwds": describe(dict(value.kwds), f"{where}.kwds", depth),
         }
     if hasattr(value, "get_params") and callable(value.get_params):
         cls = type(value)
         return {
             "class": f"{cls.__module__}.{cls.__qualname__}",
-            "params": describe(value.get_params(deep=False), f"{where}.params"),
+            "params": describe(
+                value.get_params(deep=False), f"{where}.params", depth
+            ),
         }
     if isinstance(value, functools.partial):
         return {
-            "partial": describe(value.func, where),
-            "args": describe(list(value.args), where),
-            "keywords": describe(dict(value.keywords), where),
+            "partial": describe(value.func, where, depth),
+            "args": describe(list(value.args), where, depth),
+            "keywords": describe(dict(value.keywords), where, depth),
         }
     if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, np.ufunc)):
-        return _describe_function(value, where)
-    raise FingerprintError(
-        f"cannot fingerprint {where} = {value!r}: a store must know whether two "
-        "studies can give different results, and an object of type "
-        f"{type(value).__name__} can only be described by its repr. Use plain "
-        "values, arrays, estimators (with get_params), frozen scipy.stats "
-        "distributions or functions"
-    )
+        return _describe_function(value, where, depth)
+    # Any other object (e.g. a penalty object passed as a parameter): its class
+    # and its own public state determine its behaviour.
+    cls = type(value)
+    return {
+        "object": f"{cls.__module__}.{cls.__qualname__}",
+        "state": describe(_public_state(value), f"{where}.state", depth),
+    }
 
 
 #: The keys of a study fingerprint that describe its learners and how they were

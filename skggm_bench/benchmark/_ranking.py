@@ -20,6 +20,7 @@ from ..metrics import get_metric
 from ._schema import GRID_COLUMNS, check_results_frame, rankable_metric
 
 __all__ = [
+    "DEFAULT_TIE_TOLERANCE",
     "MISSING",
     "OK",
     "REQUIRED",
@@ -32,6 +33,7 @@ __all__ = [
     "check_bootstrap",
     "check_by",
     "check_frame",
+    "check_tie_tolerance",
     "greater_is_better",
     "groups",
     "insert_key",
@@ -46,6 +48,12 @@ __all__ = [
 ]
 
 REQUIRED = (*GRID_COLUMNS, "learner", "repeat", "status")
+#: Relative difference within which two metric values of a block are a tie. Two
+#: solvers of one problem that stop at slightly different iterates differ by round
+#: off and solver tolerance (1e-4 relative for two graphical lasso solvers is
+#: common), not by quality; a tolerance well below any difference an analyst would
+#: report, and well above float round-off.
+DEFAULT_TIE_TOLERANCE = 1e-6
 OK = "ok"
 MISSING = "missing"
 
@@ -161,13 +169,61 @@ def block_values(
     return wide, status
 
 
-def rank_matrix(values: np.ndarray, metric: str) -> np.ndarray:
-    """Ranks within each row (1 = best); NaN values last; rows without a value NaN."""
+def check_tie_tolerance(tie_tolerance: object) -> float:
+    """``tie_tolerance`` as a float in [0, 1), or a clear error."""
+    if (
+        isinstance(tie_tolerance, bool)
+        or not isinstance(tie_tolerance, numbers.Real)
+        or not 0 <= tie_tolerance < 1
+    ):
+        raise ValueError(
+            "tie_tolerance must be a relative difference in [0, 1) (e.g. 1e-6; 0 "
+            f"for exact ties only), got {tie_tolerance!r}"
+        )
+    return float(tie_tolerance)
+
+
+def _snap_ties(signed: np.ndarray, tie_tolerance: float) -> np.ndarray:
+    """Each value replaced by the best value of its chain of near-equal values.
+
+    Within a row, sorted from best to worst, a value is tied with the one before
+    it when ``|a - b| <= tie_tolerance * max(|a|, |b|)``; a chain of such ties
+    shares one value (hence one rank). ``-inf`` (failures) stays apart from every
+    finite value.
+    """
+    if tie_tolerance == 0 or signed.size == 0:
+        return signed
+    order = np.argsort(-signed, axis=1, kind="stable")
+    ordered = np.take_along_axis(signed, order, axis=1)
+    before, after = ordered[:, :-1], ordered[:, 1:]
+    with np.errstate(invalid="ignore"):
+        gap = before - after  # -inf - -inf is NaN: equal failures, a tie anyway
+        scale = np.maximum(np.abs(before), np.abs(after))
+        tied = np.isnan(gap) | (np.isfinite(gap) & (gap <= tie_tolerance * scale))
+    starts = np.concatenate([np.ones((len(ordered), 1), bool), ~tied], axis=1)
+    positions = np.where(starts, np.arange(ordered.shape[1]), 0)
+    first = np.maximum.accumulate(positions, axis=1)
+    snapped = np.empty_like(signed)
+    np.put_along_axis(
+        snapped, order, np.take_along_axis(ordered, first, axis=1), axis=1
+    )
+    return snapped
+
+
+def rank_matrix(
+    values: np.ndarray, metric: str, tie_tolerance: float = DEFAULT_TIE_TOLERANCE
+) -> np.ndarray:
+    """Ranks within each row (1 = best); NaN values last; rows without a value NaN.
+
+    Values within ``tie_tolerance`` of each other (relative, chained from the
+    best down, see :func:`_snap_ties`) share their average rank.
+    """
     # Rank descending on a signed copy so "higher is better" holds for every metric;
     # NaN (failures, timeouts, missing rows, undefined metrics) becomes the worst
     # value, so those entries share the last places.
     sign = 1.0 if greater_is_better(metric) else -1.0
     signed = np.where(np.isnan(values), -np.inf, sign * values)
+    signed = _snap_ties(signed, tie_tolerance)
     ranks = scipy.stats.rankdata(-signed, method="average", axis=1)
     # A block where nobody has a value orders nobody: sharing the average rank
     # there would pull every learner towards the middle, and give each a position.
@@ -186,11 +242,16 @@ def wide_groups(
     ]
 
 
-def long_ranks(frame: pd.DataFrame, metric: str, learners: list[str]) -> pd.DataFrame:
+def long_ranks(
+    frame: pd.DataFrame,
+    metric: str,
+    learners: list[str],
+    tie_tolerance: float = DEFAULT_TIE_TOLERANCE,
+) -> pd.DataFrame:
     """:func:`scenario_ranks` of a checked ``frame`` over the given ``learners``."""
     wide, status = block_values(frame, metric, learners)
     ranks = pd.DataFrame(
-        rank_matrix(wide.to_numpy(float), metric),
+        rank_matrix(wide.to_numpy(float), metric, tie_tolerance),
         index=wide.index,
         columns=wide.columns,
     )

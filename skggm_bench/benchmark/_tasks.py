@@ -15,7 +15,10 @@ never blamed on a learner.
 from __future__ import annotations
 
 import hashlib
+import importlib
+import json
 import math
+import pickle
 import time
 from collections import OrderedDict
 from collections.abc import Mapping
@@ -36,6 +39,7 @@ from ..metrics import GroundTruth, score_learner
 from ..utils._validation import constant_columns, constant_columns_message
 from ._graphs import GraphEntry
 from ._isolation import error_message, truncate, worker_for
+from ._messages import ok_message
 from ._provenance import package_versions
 from ._schema import CELL_COLUMNS, DATA_HASH, KEY_COLUMNS, Status
 from ._seeding import cell_seed, learner_seed
@@ -89,13 +93,23 @@ class Fit:
 
 @dataclass(frozen=True)
 class Spec:
-    """Everything a worker needs besides the fit's coordinates."""
+    """Everything a worker needs besides the fit's coordinates.
+
+    To workers started afresh the learners travel as pickled bytes
+    (:func:`ship_learner`), loaded by each fit: a learner that cannot be loaded
+    in a worker (its package imports only after some set-up done in the user's
+    session) fails its own fits, instead of the whole spec failing to reach the
+    worker and taking the run down. Workers that share the parent's memory get
+    the learners themselves.
+    """
 
     token: str  # identifies the study run: a worker's child serves one spec
     entropy: int
     generators: Mapping[str, Any]
     data_models: Mapping[str, Any]
-    learners: Mapping[str, Any]
+    learners: Mapping[str, Any]  # bytes for workers started afresh
+    versions: Mapping[str, str]  # per learner: the JSON of its packages' versions
+    modules: Mapping[str, tuple[str, ...]]  # per learner: the modules it needs
     graphs: Mapping[str, GraphEntry]
     model: str
     metrics: tuple[str, ...]
@@ -103,6 +117,57 @@ class Spec:
     timeout: float | None
     memory_limit: int | None
     isolate: bool
+
+
+def ship_learner(learner: Any) -> bytes:
+    """``learner`` as the bytes a worker loads (:func:`load_learner`).
+
+    Pickled with cloudpickle, as joblib's loky backend ships any task: classes
+    and functions defined in the user's script or notebook (``__main__``) travel
+    by value, those of installed packages by reference (imported by the worker).
+    """
+    try:  # joblib >= 1.5 depends on cloudpickle; older versions vendored it
+        import cloudpickle
+    except ImportError:  # pragma: no cover
+        from joblib.externals import cloudpickle
+
+    return cloudpickle.dumps(learner)
+
+
+# Modules this process has tried to import for the learners (see ``_preload``).
+_PRELOADED: set[str] = set()
+
+
+def _preload(modules: tuple[str, ...]) -> None:
+    """Import a learner's modules in the worker, before its child process forks.
+
+    A child forked from a worker that has imported them starts with them, so
+    that no fit's deadline pays for an import (importing scikit-learn's
+    covariance module takes longer than a tight timeout), and a replaced child
+    does not pay again. A module that cannot be imported here is left to the
+    fit, which then fails with the reason (``load_learner``).
+    """
+    for module in modules:
+        if module in _PRELOADED or module == "__main__":
+            continue
+        _PRELOADED.add(module)
+        try:
+            importlib.import_module(module)
+        except Exception:  # the fit says why, in its row
+            continue
+
+
+def load_learner(shipped: Any) -> Any:
+    """The learner shipped by :func:`ship_learner`, or why it cannot be loaded."""
+    if not isinstance(shipped, bytes):
+        return shipped  # sent as it is, to a worker sharing the parent's memory
+    try:
+        return pickle.loads(shipped)
+    except Exception as exc:
+        raise RuntimeError(
+            f"the learner cannot be loaded in the worker process: "
+            f"{type(exc).__name__}: {exc}"
+        ) from exc
 
 
 def seed_estimator(estimator: Any, seed: int) -> None:
@@ -134,6 +199,7 @@ class _Server:
     def __init__(self, spec: Spec) -> None:
         self.spec = spec
         self.cells: OrderedDict[Cell, _CellData] = OrderedDict()
+        self.learners: dict[str, Any] = {}
 
     def __call__(self, name: str, args: tuple) -> Any:
         return getattr(self, name)(*args)
@@ -188,8 +254,11 @@ class _Server:
         data = self._cell(fit.cell)
         # Each fit gets its own copy: a learner that writes into X cannot change
         # the data of the next one.
-        X = np.array(data.observed[fit.data_model][: fit.n_samples])
-        estimator = clone(spec.learners[fit.learner])
+        observed = data.observed[fit.data_model][: fit.n_samples]
+        X = np.array(observed)
+        if fit.learner not in self.learners:
+            self.learners[fit.learner] = load_learner(spec.learners[fit.learner])
+        estimator = clone(self.learners[fit.learner])
         seed_estimator(
             estimator,
             learner_seed(
@@ -213,17 +282,22 @@ class _Server:
             data.truth.precision,
         )
         result: dict[str, Any] = {"fit_time": fit_time}
-        if constant.size:
-            result["data_notes"] = [constant_columns_message(constant)]
+        data_notes = [constant_columns_message(constant)] if constant.size else []
         try:
-            scores = score_learner(estimator, truth, spec.metrics)
+            # The losses are judged against the data as drawn (``observed``), which
+            # the learner cannot have changed.
+            scores = score_learner(estimator, truth, spec.metrics, X=observed)
             for name, value in scores.values.items():
                 if math.isnan(value) and name not in scores.notes:
                     raise ValueError(f"metric {name} is NaN")
         except Exception as exc:
             # The fit succeeded, but what it exposes cannot be scored.
             return result | {"unusable": error_message(exc)}
-        return result | {"values": scores.values, "notes": scores.notes}
+        return result | {
+            "values": scores.values,
+            "notes": scores.notes,
+            "remarks": [*data_notes, *scores.remarks],
+        }
 
 
 def data_hash(X: np.ndarray, matrix: np.ndarray) -> str:
@@ -249,12 +323,14 @@ def _seed(spec: Spec, cell: Cell) -> int:
 
 def _row(spec: Spec, fit: Fit, seed: int, signal: Mapping[str, Any]) -> dict:
     generator = type(spec.generators[fit.cell.generator]).__module__
-    learner = type(spec.learners[fit.learner]).__module__
+    versions = json.loads(package_versions(generator)) | json.loads(
+        spec.versions[fit.learner]
+    )
     key = dict(zip(KEY_COLUMNS, fit.key, strict=True))
     cell = {"seed": seed, DATA_HASH: signal.get(DATA_HASH, "")} | {
         name: signal.get(name, math.nan) for name in _SIGNAL
     }
-    return key | cell | {"versions": package_versions(generator, learner)}
+    return key | cell | {"versions": json.dumps(versions, sort_keys=True)}
 
 
 def _failure(status: Status, message: str, elapsed: float, metrics: tuple) -> dict:
@@ -273,6 +349,7 @@ def run_fit(spec: Spec, fit: Fit) -> dict:
     crashes or runs out of memory gives its status and what happened.
     """
     seed = _seed(spec, fit.cell)
+    _preload(spec.modules[fit.learner])  # before the worker's child is forked
     worker = worker_for(
         spec.token,
         lambda: _Server(spec),
@@ -304,14 +381,13 @@ def run_fit(spec: Spec, fit: Fit) -> dict:
             result["fit_time"],
             spec.metrics,
         )
-    notes = "; ".join(
-        [
-            *result.get("data_notes", ()),
-            *(f"{name} undefined: {why}" for name, why in result["notes"].items()),
-        ]
-    )
     return (
         row
         | result["values"]
-        | {"fit_time": result["fit_time"], "status": Status.OK.value, "message": notes}
+        | {
+            "fit_time": result["fit_time"],
+            "status": Status.OK.value,
+            "message": truncate(ok_message(result["notes"], result["remarks"])),
+        }
     )
+

@@ -24,6 +24,7 @@ which then means the graph family's own default density)::
     random_state = 0               # the whole study follows from this seed
     timeout = 300                  # seconds per fit (and per draw)
     memory_limit = 4294967296      # bytes each fit may allocate (optional)
+    tie_tolerance = 1e-6           # relative difference that ranks as a tie
 
     [graph_params]                 # extra parameters of the graph family (optional;
                                    # only with a single graph)
@@ -117,6 +118,7 @@ _GRID_KEYS = (
     "random_state",
     "timeout",
     "memory_limit",
+    "tie_tolerance",
 )
 _ENTRY_KEYS = ("generators", "learners", "data_models")
 _TOP_LEVEL_KEYS = (*_GRID_KEYS, *_ENTRY_KEYS, "run", "description")

@@ -16,7 +16,12 @@ How a leaderboard is computed
    best value of the metric. The direction comes from the metric registry
    (:data:`skggm_bench.metrics.METRICS`): higher is better except for the losses
    (``shd``, ``fpr``, the matrix losses, ``fit_time``). Equal values share the average
-   rank.
+   rank, and so do values within ``tie_tolerance`` of each other (relative, default
+   :data:`DEFAULT_TIE_TOLERANCE` = 1e-6): sorted from best to worst, a value is tied
+   with the one before it when ``|a - b| <= tie_tolerance * max(|a|, |b|)``, and a
+   chain of such ties shares one rank. Two solvers of the same problem whose losses
+   differ in the sixth digit are not a win for either. Every table below ranks
+   this way (leaderboards, rank shifts, win probabilities, critical differences).
 2. **Failures.** A row whose ``status`` is not ``"ok"`` (``"failed"``,
    ``"timeout"``), and a learner with no row at all in a block (``"missing"``, e.g.
    an interrupted run), is *excluded from the mean metric* but *ranked last* in its
@@ -72,7 +77,9 @@ import pandas as pd
 import scipy.stats
 from sklearn.utils import check_random_state
 
+from ._messages import selection_remark, short_reason, undefined_reason
 from ._ranking import (
+    DEFAULT_TIE_TOLERANCE,
     MISSING,
     OK,
     as_columns,
@@ -83,6 +90,7 @@ from ._ranking import (
     check_bootstrap,
     check_by,
     check_frame,
+    check_tie_tolerance,
     greater_is_better,
     groups,
     insert_key,
@@ -97,6 +105,7 @@ from ._ranking import (
 from ._schema import GRID_COLUMNS
 
 __all__ = [
+    "DEFAULT_TIE_TOLERANCE",
     "GRID_COLUMNS",
     "critical_difference",
     "failure_summary",
@@ -107,6 +116,7 @@ __all__ = [
     "leaderboard",
     "rank_shift",
     "scenario_ranks",
+    "selection_summary",
     "win_probability",
 ]
 
@@ -120,7 +130,12 @@ _NO_DATA = "no data"
 # --------------------------------------------------------------------------------------
 
 
-def scenario_ranks(frame: pd.DataFrame, metric: str = "f1") -> pd.DataFrame:
+def scenario_ranks(
+    frame: pd.DataFrame,
+    metric: str = "f1",
+    *,
+    tie_tolerance: float = DEFAULT_TIE_TOLERANCE,
+) -> pd.DataFrame:
     """Rank the learners within every (scenario, repeat) block.
 
     Parameters
@@ -130,6 +145,9 @@ def scenario_ranks(frame: pd.DataFrame, metric: str = "f1") -> pd.DataFrame:
     metric : str, default="f1"
         Metric to rank by (a name or alias of the metric registry); its direction
         comes from the registry.
+    tie_tolerance : float, default=DEFAULT_TIE_TOLERANCE
+        Relative difference within which two values share their rank (see the
+        module docstring); 0 ties equal values only.
 
     Returns
     -------
@@ -156,7 +174,10 @@ def scenario_ranks(frame: pd.DataFrame, metric: str = "f1") -> pd.DataFrame:
     2       c    NaN  failed   3.0
     """
     frame, metric = check_frame(frame, metric)
-    return long_ranks(frame, metric, sorted(frame["learner"].unique()))
+    tie_tolerance = check_tie_tolerance(tie_tolerance)
+    return long_ranks(
+        frame, metric, sorted(frame["learner"].unique()), tie_tolerance
+    )
 
 
 # --------------------------------------------------------------------------------------
@@ -268,6 +289,7 @@ def leaderboard(
     confidence: float = 0.95,
     n_bootstrap: int = 2000,
     random_state: int | np.random.RandomState | None = 0,
+    tie_tolerance: float = DEFAULT_TIE_TOLERANCE,
 ) -> pd.DataFrame:
     """Rank learners per scenario and aggregate with bootstrap confidence intervals.
 
@@ -295,6 +317,9 @@ def leaderboard(
     random_state : int, RandomState instance or None, default=0
         Seed of the bootstrap; fixed by default so that the same results always
         give the same table.
+    tie_tolerance : float, default=DEFAULT_TIE_TOLERANCE
+        Relative difference within which two values of a block share their rank
+        (see the module docstring); 0 ties equal values only.
 
     Returns
     -------
@@ -306,10 +331,13 @@ def leaderboard(
         ``mean_metric`` (over ``"ok"`` rows only), ``metric_low``,
         ``metric_high``, ``n_blocks`` (blocks of the group in which the learner
         was ranked), ``n_ok``, ``n_failed`` (failed or timed out), ``n_missing``,
-        ``n_repeats``, ``tie`` (the rank interval overlaps another learner's) and
-        ``tied_with`` (comma-separated names). ``board.attrs`` records
-        ``metric``, ``higher_is_better``, ``confidence``, ``n_bootstrap`` and
-        ``by`` (the grouping columns).
+        ``n_repeats``, ``tie`` (the rank interval overlaps another learner's),
+        ``tied_with`` (comma-separated names) and ``no_value_reason`` (for a
+        learner without a position: ``"no successful fit"``, or why its
+        successful fits have no value, as their messages say, e.g. ``"no loss:
+        covariance_ and precision_ disagree"``; empty otherwise). ``board.attrs``
+        records ``metric``, ``higher_is_better``, ``confidence``, ``n_bootstrap``,
+        ``tie_tolerance`` and ``by`` (the grouping columns).
 
     Raises
     ------
@@ -345,9 +373,10 @@ def leaderboard(
     group_columns = check_by(by, frame)
     check_bootstrap(confidence, n_bootstrap)
     rng = check_random_state(random_state)
+    tie_tolerance = check_tie_tolerance(tie_tolerance)
     higher_is_better = greater_is_better(metric)
     learners = sorted(frame["learner"].unique())
-    ranks = long_ranks(frame, metric, learners)
+    ranks = long_ranks(frame, metric, learners, tie_tolerance)
     result = _boards(
         ranks,
         group_columns,
@@ -357,14 +386,119 @@ def leaderboard(
         n_bootstrap,
         rng,
     )
+    result["no_value_reason"] = _no_value_reasons(
+        frame, metric, group_columns, result
+    )
     result.attrs.update(
         metric=metric,
         higher_is_better=higher_is_better,
         confidence=float(confidence),
         n_bootstrap=int(n_bootstrap),
+        tie_tolerance=tie_tolerance,
         by=tuple(group_columns),
     )
     return result
+
+
+def _no_value_reasons(
+    frame: pd.DataFrame, metric: str, group_columns: list[str], board: pd.DataFrame
+) -> list[str]:
+    """Per row of ``board``: why the learner has no position ("" if it has one)."""
+    ok = frame[frame["status"] == OK]
+    undefined = ok[ok[metric].isna()]
+    reasons = pd.Series(
+        [
+            short_reason(undefined_reason(message, metric) or "no value recorded")
+            for message in undefined["message"]
+        ]
+        if "message" in undefined.columns
+        else "no value recorded",
+        index=undefined.index,
+        dtype=object,
+    )
+    keys = [*group_columns, "learner"]
+
+    def lookup(table: pd.DataFrame) -> dict[tuple, object]:
+        return {
+            tuple(None if pd.isna(v) else v for v in key): value
+            for key, value in table.items()
+        }
+
+    has_ok = lookup(ok.groupby(keys, dropna=False).size())
+    common = lookup(
+        undefined.assign(_reason=reasons)
+        .groupby(keys, dropna=False)["_reason"]
+        .agg(lambda values: values.value_counts().index[0])
+    )
+    result = []
+    for row in board[[*keys, "position"]].itertuples(index=False):
+        if not pd.isna(row[-1]):
+            result.append("")
+            continue
+        key = tuple(None if pd.isna(v) else v for v in row[:-1])
+        if key not in has_ok:
+            result.append("no successful fit")
+        else:
+            result.append(str(common.get(key, "no value recorded")))
+    return result
+
+
+def selection_summary(frame: pd.DataFrame) -> pd.DataFrame:
+    """How often each learner selected every pair, or no pair, in its ``ok`` fits.
+
+    A learner whose estimate is dense (a shrinkage covariance) selects every pair:
+    its edge metrics then describe its threshold (its F1 is the density of the
+    true graph), not its ranking of the pairs. The harness says so in the
+    ``message`` of each such row.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Benchmark results (with their ``message`` column).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per learner with such fits (sorted by name): ``learner``,
+        ``n_ok``, ``n_every_pair``, ``n_no_pair``, ``share_every_pair`` and
+        ``share_no_pair`` (of its ``ok`` fits).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({
+    ...     "generator": "G", "n_features": 10, "density": 0.1, "n_samples": 50,
+    ...     "repeat": [0, 0, 1, 1], "learner": ["a", "b"] * 2, "status": "ok",
+    ...     "message": ["selected every pair", "", "selected every pair", ""]})
+    >>> selection_summary(frame)[["learner", "n_ok", "share_every_pair"]]
+      learner  n_ok  share_every_pair
+    0       a     2               1.0
+    """
+    columns = [
+        "learner", "n_ok", "n_every_pair", "n_no_pair", "share_every_pair",
+        "share_no_pair",
+    ]  # fmt: skip
+    if "message" not in frame.columns:
+        return pd.DataFrame(columns=columns)
+    ok = frame[frame["status"] == OK]
+    remark = ok["message"].map(selection_remark)
+    counts = (
+        pd.DataFrame(
+            {
+                "learner": ok["learner"],
+                "n_ok": 1,
+                "n_every_pair": (remark == "selected every pair").astype(int),
+                "n_no_pair": (remark == "selected no pair").astype(int),
+            }
+        )
+        .groupby("learner", sort=True)
+        .sum()
+        .reset_index()
+    )
+    counts = counts[(counts["n_every_pair"] > 0) | (counts["n_no_pair"] > 0)]
+    counts["share_every_pair"] = counts["n_every_pair"] / counts["n_ok"]
+    counts["share_no_pair"] = counts["n_no_pair"] / counts["n_ok"]
+    return counts[columns].reset_index(drop=True)
 
 
 # --------------------------------------------------------------------------------------
@@ -432,8 +566,10 @@ class _Comparison:
         arguments: tuple[str, str],
         axis: object,
         by: object,
+        tie_tolerance: object,
     ) -> None:
         frame, metric = check_frame(frame, metric)
+        tie_tolerance = check_tie_tolerance(tie_tolerance)
         self.axis = _check_axis(frame, axis)
         self.levels = {
             side: _check_level(frame, self.axis, level, argument)
@@ -452,7 +588,9 @@ class _Comparison:
         self.group_columns = _comparison_groups(frame, self.axis, by)
         self.learners = sorted(frame["learner"].unique())
         self.ranks = {
-            side: long_ranks(frame[frame[self.axis] == level], metric, self.learners)
+            side: long_ranks(
+                frame[frame[self.axis] == level], metric, self.learners, tie_tolerance
+            )
             for side, level in self.levels.items()
         }
 
@@ -528,6 +666,7 @@ def rank_shift(
     confidence: float = 0.95,
     n_bootstrap: int = 2000,
     random_state: int | np.random.RandomState | None = 0,
+    tie_tolerance: float = DEFAULT_TIE_TOLERANCE,
 ) -> pd.DataFrame:
     """How each learner's rank changes from one generator to another.
 
@@ -556,6 +695,9 @@ def rank_shift(
         Bootstrap replicates.
     random_state : int, RandomState instance or None, default=0
         Seed of the bootstraps.
+    tie_tolerance : float, default=DEFAULT_TIE_TOLERANCE
+        Relative difference within which two values of a block share their rank
+        (as in :func:`leaderboard`).
 
     Returns
     -------
@@ -614,6 +756,7 @@ def rank_shift(
         ("from_generator", "to_generator"),
         axis,
         by,
+        tie_tolerance,
     )
     group_columns = comparison.group_columns
     learners = comparison.learners
@@ -775,6 +918,7 @@ def generator_agreement(
     confidence: float = 0.95,
     n_bootstrap: int = 2000,
     random_state: int | np.random.RandomState | None = 0,
+    tie_tolerance: float = DEFAULT_TIE_TOLERANCE,
 ) -> pd.DataFrame:
     """Kendall's tau between the learner orderings under two generators.
 
@@ -806,6 +950,9 @@ def generator_agreement(
         Bootstrap replicates.
     random_state : int, RandomState instance or None, default=0
         Seed of the bootstrap.
+    tie_tolerance : float, default=DEFAULT_TIE_TOLERANCE
+        Relative difference within which two values of a block share their rank
+        (as in :func:`leaderboard`).
 
     Returns
     -------
@@ -856,6 +1003,7 @@ def generator_agreement(
         ("from_generator", "to_generator"),
         axis,
         by,
+        tie_tolerance,
     )
     group_columns = comparison.group_columns
     rng = check_random_state(random_state)
@@ -911,6 +1059,7 @@ def win_probability(
     confidence: float = 0.95,
     n_bootstrap: int = 2000,
     random_state: int | np.random.RandomState | None = 0,
+    tie_tolerance: float = DEFAULT_TIE_TOLERANCE,
 ) -> pd.DataFrame:
     """P(A beats B): how often each learner beats each other one in a block.
 
@@ -936,6 +1085,9 @@ def win_probability(
         Bootstrap replicates.
     random_state : int, RandomState instance or None, default=0
         Seed of the bootstrap.
+    tie_tolerance : float, default=DEFAULT_TIE_TOLERANCE
+        Relative difference within which two values of a block share their rank
+        (as in :func:`leaderboard`).
 
     Returns
     -------
@@ -973,6 +1125,7 @@ def win_probability(
     group_columns = check_by(by, frame)
     check_bootstrap(confidence, n_bootstrap)
     rng = check_random_state(random_state)
+    tie_tolerance = check_tie_tolerance(tie_tolerance)
     learners = sorted(frame["learner"].unique())
     k = len(learners)
     first, second = np.nonzero(~np.eye(k, dtype=bool))
@@ -980,7 +1133,7 @@ def win_probability(
     values, _ = block_values(frame, metric, learners)
     for key, wide in wide_groups(values, group_columns):
         has_data = wide.notna().to_numpy().any(axis=0)
-        r = rank_matrix(wide.to_numpy(float), metric)
+        r = rank_matrix(wide.to_numpy(float), metric, tie_tolerance)
         # Blocks where nobody has a value are not counted.
         counted = ~np.isnan(r).all(axis=1)
         r, wide = r[counted], wide[counted]
@@ -1069,6 +1222,7 @@ def critical_difference(
     by: Sequence[str] = ("density",),
     *,
     alpha: float = 0.05,
+    tie_tolerance: float = DEFAULT_TIE_TOLERANCE,
 ) -> pd.DataFrame:
     """Friedman test and Nemenyi critical difference per scenario group.
 
@@ -1107,6 +1261,9 @@ def critical_difference(
         Grid columns that split the table; the generator always does.
     alpha : float, default=0.05
         Significance level of the critical difference (and of ``different``).
+    tie_tolerance : float, default=DEFAULT_TIE_TOLERANCE
+        Relative difference within which two values of a block share their rank
+        (as in :func:`leaderboard`).
 
     Returns
     -------
@@ -1158,6 +1315,7 @@ def critical_difference(
     if not isinstance(alpha, numbers.Real) or not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
     group_columns = check_by(by, frame)
+    tie_tolerance = check_tie_tolerance(tie_tolerance)
     learners = sorted(frame["learner"].unique())
     parts = []
     wide, _ = block_values(frame, metric, learners)
@@ -1168,7 +1326,7 @@ def critical_difference(
         n_empty = int((~informative).sum())
         # Re-ranked among the learners that take part, so that a learner with no
         # value anywhere cannot share (and shift) the last places.
-        within = rank_matrix(values[informative], metric)
+        within = rank_matrix(values[informative], metric, tie_tolerance)
         n, k = within.shape
         # Every learner taking part has a value in some block, so n >= 1 when k >= 1.
         mean_rank = pd.Series(within.sum(axis=0) / max(n, 1), index=taking_part)
@@ -1339,7 +1497,9 @@ def format_leaderboard(board: pd.DataFrame, decimals: int = 2) -> pd.DataFrame:
     -------
     table : pandas.DataFrame
         The grouping columns, ``learner``, ``position`` (``"no data"`` for a
-        learner without a value in the group), ``mean rank (95% CI)`` and
+        learner without a value in the group, followed by the reason when its
+        fits succeeded, e.g. ``"no data: no loss: covariance_ and precision_
+        disagree"``), ``mean rank (95% CI)`` and
         ``<metric> (95% CI)`` in the form of :func:`format_interval`, ``failed``
         (failed, timed out or missing fits of all the learner's fits in the
         group, e.g. ``"1/8"``) and ``tied with`` (the learners whose rank
@@ -1361,9 +1521,18 @@ def format_leaderboard(board: pd.DataFrame, decimals: int = 2) -> pd.DataFrame:
     label = f"({100 * confidence:g}% CI)"
     group_columns = list(board.attrs.get("by", ("generator",)))
     table = board[[*group_columns, "learner"]].copy()
+    reasons = (
+        board["no_value_reason"]
+        if "no_value_reason" in board.columns
+        else pd.Series("", index=board.index)
+    )
     table["position"] = [
-        "no data" if pd.isna(position) else str(int(position))
-        for position in board["position"]
+        str(int(position))
+        if not pd.isna(position)
+        else "no data"
+        if reason in ("", "no successful fit")
+        else f"no data: {reason}"
+        for position, reason in zip(board["position"], reasons, strict=True)
     ]
     table[f"mean rank {label}"] = [
         format_interval(*values, decimals=decimals)

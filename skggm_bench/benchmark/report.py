@@ -67,6 +67,7 @@ from ._display import (
     report_tables,
     versions_table,
 )
+from .leaderboard import DEFAULT_TIE_TOLERANCE
 
 __all__ = ["REFERENCE_GENERATOR", "REPORT_NAME", "write_report"]
 
@@ -292,6 +293,7 @@ def _context(
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "version": __version__,
         "metric_label": entry.label,
+        "tie_tolerance": f"{analysis.tie_tolerance:g}",
         "direction": (
             "higher is better" if entry.greater_is_better else "lower is better"
         ),
@@ -359,6 +361,7 @@ def write_report(
     title: str = "skggm-bench report",
     metadata: Mapping[str, Any] | None = None,
     n_bootstrap: int = 2000,
+    tie_tolerance: float = DEFAULT_TIE_TOLERANCE,
 ) -> Path:
     """Write a self-contained HTML report of benchmark results.
 
@@ -388,6 +391,9 @@ def write_report(
         configuration, ``ResultStore.metadata()``).
     n_bootstrap : int, default=2000
         Bootstrap replicates of the intervals.
+    tie_tolerance : float, default=1e-6
+        Relative difference within which two values of a block share their rank
+        (:func:`~skggm_bench.benchmark.leaderboard.leaderboard`).
 
     Returns
     -------
@@ -425,7 +431,13 @@ def write_report(
         raise TypeError(f"frame must be a pandas DataFrame, got {type(frame).__name__}")
     if frame.empty:
         raise ValueError("frame has no rows: there is nothing to report")
-    analysis = analyse(frame, metric, reference=reference, n_bootstrap=n_bootstrap)
+    analysis = analyse(
+        frame,
+        metric,
+        reference=reference,
+        n_bootstrap=n_bootstrap,
+        tie_tolerance=tie_tolerance,
+    )
     if curve_metrics is None:
         present = [m for m in ("tpr", "ppv") if m in analysis.frame.columns]
         curves = present or [analysis.metric]

@@ -62,6 +62,13 @@ single operating point).
 
 Matrix losses read ``covariance_`` (:func:`covariance_from_estimator`) or, for
 ``precision_frobenius_loss``, ``precision_`` (:func:`precision_from_estimator`).
+Given the data the learner was fitted on (``score_learner(..., X=X)``, as the
+benchmark harness does), losses are only computed for matrices that estimate the
+covariance of those data (:func:`loss_problem`): ``covariance_ @ precision_`` must
+be the identity within :data:`DISAGREEMENT_TOL`, and the diagonal of
+``covariance_`` must match the sample variances within a factor
+:data:`SCALE_TOL`; otherwise the losses are NaN, with the check that failed and by
+how much as their note. The edge metrics of such a learner are unaffected.
 
 ``tol`` is applied to the *standardised* matrix rather than to raw entries so that
 it does not depend on the units of the variables; "non-zero" means "above numerical
@@ -94,7 +101,15 @@ from ._edges import (
     structural_hamming_distance,
     true_positive_rate,
 )
-from ._losses import frobenius_loss, kl_divergence, spectral_loss, stein_loss
+from ._losses import (
+    DISAGREEMENT_TOL,
+    SCALE_TOL,
+    frobenius_loss,
+    kl_divergence,
+    loss_problem,
+    spectral_loss,
+    stein_loss,
+)
 from ._protocol import (
     covariance_from_estimator,
     edge_scores_from_estimator,
@@ -109,6 +124,7 @@ from ._registry import (
     Metric,
     get_metric,
     score_learner,
+    selection_remark,
 )
 from ._scorers import StructureScorer, make_structure_scorer
 from ._scores import (
@@ -119,7 +135,9 @@ from ._scores import (
 )
 
 __all__ = [
+    "DISAGREEMENT_TOL",
     "METRICS",
+    "SCALE_TOL",
     "EdgeConfusion",
     "GroundTruth",
     "LearnerScores",
@@ -139,11 +157,13 @@ __all__ = [
     "frobenius_loss",
     "get_metric",
     "kl_divergence",
+    "loss_problem",
     "make_structure_scorer",
     "matthews_corrcoef",
     "positive_predictive_value",
     "precision_from_estimator",
     "score_learner",
+    "selection_remark",
     "spectral_loss",
     "stein_loss",
     "structural_hamming_distance",

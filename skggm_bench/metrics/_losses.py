@@ -11,7 +11,35 @@ from numpy.typing import ArrayLike, NDArray
 from ..utils._linalg import cholesky_factor
 from ._validation import check_same_shape, check_symmetric_real
 
-__all__ = ["frobenius_loss", "kl_divergence", "spectral_loss", "stein_loss"]
+__all__ = [
+    "DISAGREEMENT_TOL",
+    "SCALE_TOL",
+    "frobenius_loss",
+    "kl_divergence",
+    "loss_problem",
+    "spectral_loss",
+    "stein_loss",
+]
+
+#: Largest ``max_ij |(covariance_ @ precision_ - I)_ij|`` for which a learner's two
+#: matrices count as one model. The product is unit-free (rescaling the variables
+#: rescales the two matrices inversely), so one tolerance fits every data set.
+#: Exact inverses give about 1e-14. Measured on 40 data sets (p = 15, densities 0.1
+#: and 0.3, n = 50 and 200, two generators): regain's ``GraphicalLasso``, whose
+#: ``covariance_`` is the sample covariance while ``precision_`` is the penalised
+#: estimate, gives 0.024 to 0.058 (always above); scikit-learn's
+#: ``GraphicalLasso`` at most 0.011. Solvers stopped before convergence exceed it
+#: too (scikit-learn's ``GraphicalLassoCV`` in 13% of those fits, skglm's
+#: ``GraphicalLasso`` in 5%), and then their two matrices do disagree.
+DISAGREEMENT_TOL = 0.02
+#: Largest root-mean-square factor between the diagonal of ``covariance_`` and the
+#: sample variances of the data the learner was given, for a diagonal that is
+#: closer to unit variances (standardised data) than to the sample variances. A
+#: correlation matrix returned for data whose variances spread over 1 to 15 is off
+#: by a factor of about 3; shrinkage towards a common variance (Ledoit-Wolf, OAS,
+#: ``ShrunkCovariance``), which can move small variances by more than 2, stays
+#: closer to the sample variances and is never flagged.
+SCALE_TOL = 2.0
 
 Role = Literal["covariance", "precision"]
 _ROLES = ("covariance", "precision")
@@ -222,3 +250,109 @@ def stein_loss(
     return 2.0 * _gaussian_kl_from_covariances(
         truth, estimate, "true_matrix", "estimated_matrix"
     )
+
+
+def _singular(matrix: NDArray[np.float64]) -> bool:
+    eigenvalues = np.linalg.eigvalsh(matrix)
+    return bool(eigenvalues.min() <= 1e-10 * max(abs(eigenvalues.max()), 1e-300))
+
+
+def loss_problem(
+    covariance: NDArray[np.float64] | None,
+    precision: NDArray[np.float64] | None,
+    X: ArrayLike,
+) -> str | None:
+    """Why a learner's matrices cannot be scored by matrix losses (None if they can).
+
+    A matrix loss compares an estimate with the true matrix of the data, so it
+    is only meaningful for an estimate of *that* matrix. Two checks, in order:
+
+    1. **Agreement**: with both matrices, ``covariance @ precision`` must be the
+       identity up to :data:`DISAGREEMENT_TOL` in max-norm; otherwise the losses
+       of one would say nothing about the other (which one is "the" estimate?).
+       A singular ``covariance`` (the sample covariance with ``n <= p``) has no
+       inverse: then ``precision`` must be a generalised inverse, ``covariance @
+       precision @ covariance = covariance`` within the same tolerance (on the
+       correlation scale).
+    2. **Scale**: the diagonal of the covariance (``covariance``, or the inverse
+       of ``precision`` when that is all there is) must not be that of
+       standardised data: it fails when the diagonal is closer to unit variances
+       than to the sample variances of ``X`` (root mean square of the log ratios
+       over the variables) *and* differs from the sample variances by more than a
+       factor :data:`SCALE_TOL`. A learner that standardises the data itself (or
+       a ``Pipeline`` with a ``StandardScaler``) returns a correlation matrix,
+       whose loss against the true covariance measures the units of the data,
+       not the learner.
+
+    Parameters
+    ----------
+    covariance, precision : ndarray of shape (p, p) or None
+        What the learner exposes (validated symmetric matrices), or None.
+    X : array-like of shape (n_samples, p)
+        The data the learner was fitted on.
+
+    Returns
+    -------
+    str or None
+        ``"no loss: ..."`` naming the check that failed and by how much.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).standard_normal((500, 3)) * [1.0, 3.0, 9.0]
+    >>> S = np.cov(X, rowvar=False)
+    >>> loss_problem(S, np.linalg.inv(S), X) is None
+    True
+    >>> loss_problem(S, np.eye(3), X)[:44]
+    'no loss: covariance_ and precision_ disagree'
+    >>> d = np.sqrt(np.diag(S))
+    >>> print(loss_problem(S / np.outer(d, d), None, X))  # doctest: +ELLIPSIS
+    no loss: covariance_ is not on the scale of the data (...)
+    """
+    if covariance is not None and precision is not None:
+        product = covariance @ precision
+        product[np.diag_indices_from(product)] -= 1.0
+        disagreement = float(np.abs(product).max(initial=0.0))
+        if not disagreement <= DISAGREEMENT_TOL and _singular(covariance):
+            # A singular covariance (the sample covariance with n <= p) has no
+            # inverse; its pseudo-inverse P still satisfies C P C = C, measured
+            # on the correlation scale so that it stays unit-free.
+            scale = np.sqrt(np.clip(np.diag(covariance), 1e-300, None))
+            generalised = covariance @ precision @ covariance - covariance
+            disagreement = float(
+                np.abs(generalised / np.outer(scale, scale)).max(initial=0.0)
+            )
+        if not disagreement <= DISAGREEMENT_TOL:
+            return (
+                "no loss: covariance_ and precision_ disagree (max |covariance_ @ "
+                f"precision_ - I| = {disagreement:.3g}, tolerance "
+                f"{DISAGREEMENT_TOL:g})"
+            )
+    if covariance is not None:
+        diagonal, name = np.diag(covariance), "covariance_"
+    elif precision is not None:
+        try:
+            diagonal = np.diag(np.linalg.inv(precision))
+        except np.linalg.LinAlgError:
+            return None  # singular: the losses themselves say so (inf or an error)
+        name = "the inverse of precision_"
+    else:
+        return None
+    data = np.asarray(X, dtype=np.float64)
+    variances = data.var(axis=0)
+    if data.ndim != 2 or data.shape[1] != diagonal.shape[0] or data.shape[0] < 2:
+        return None
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logs = np.log(diagonal / variances)
+        unit_logs = np.log(diagonal)
+    off_data = float(np.sqrt(np.mean(logs**2)))
+    off_unit = float(np.sqrt(np.mean(unit_logs**2)))
+    factor = float(np.exp(off_data))
+    if not (factor <= SCALE_TOL or off_data <= off_unit):
+        return (
+            f"no loss: {name} is not on the scale of the data (its diagonal is "
+            "closer to unit variances than to the sample variances, and differs "
+            f"from these by a factor {factor:.3g} in root mean square, tolerance "
+            f"{SCALE_TOL:g}: does the learner standardise the data?)"
+        )
+    return None

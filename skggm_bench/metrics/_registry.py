@@ -26,7 +26,13 @@ from ._edges import (
     structural_hamming_distance,
     true_positive_rate,
 )
-from ._losses import frobenius_loss, kl_divergence, spectral_loss, stein_loss
+from ._losses import (
+    frobenius_loss,
+    kl_divergence,
+    loss_problem,
+    spectral_loss,
+    stein_loss,
+)
 from ._protocol import (
     DEFAULT_TOL,
     check_model,
@@ -46,6 +52,7 @@ __all__ = [
     "Metric",
     "get_metric",
     "score_learner",
+    "selection_remark",
 ]
 
 #: What a metric reads from a fitted learner: its edges, its edge scores, its
@@ -189,6 +196,40 @@ def _is_singular(estimate: NDArray[np.float64]) -> bool:
     return bool(-1e-8 * scale <= eigenvalues.min() <= 1e-12 * scale)
 
 
+def _n_selected_edges(
+    true_adjacency: NDArray[np.bool_], estimated_adjacency: NDArray[np.bool_]
+) -> float:
+    """The number of pairs the learner selected as edges (the truth is not read)."""
+    return float(upper_triangle(estimated_adjacency).sum())
+
+
+def selection_remark(edges: NDArray[np.bool_]) -> str | None:
+    """``"selected every pair"`` / ``"selected no pair"`` for such a graph, or None.
+
+    A learner whose estimate is dense (a shrinkage covariance: partial
+    correlations are never exactly zero) selects every pair, and its F1 is just
+    the density of the true graph; one that selects nothing has F1 0. Either way
+    its edge metrics describe its threshold, not its ranking of the pairs: the
+    threshold-free ``roc_auc`` and ``average_precision`` do.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> selection_remark(~np.eye(3, dtype=bool))
+    'selected every pair'
+    >>> selection_remark(np.zeros((3, 3), bool))
+    'selected no pair'
+    """
+    selected = upper_triangle(edges)
+    if selected.size == 0:
+        return None
+    if selected.all():
+        return "selected every pair"
+    if not selected.any():
+        return "selected no pair"
+    return None
+
+
 _ENTRIES = (
     Metric("tpr", true_positive_rate, "edges", True, 0.0, 1.0, "TPR (power)",
            ("true_positive_rate",)),
@@ -201,6 +242,10 @@ _ENTRIES = (
            ("matthews_corrcoef",)),
     Metric("shd", structural_hamming_distance, "edges", False, 0.0, math.inf,
            "SHD", ("structural_hamming_distance",)),
+    # A description of the selection (how many pairs), not a quality: ranked with
+    # fewer first only because a direction is needed.
+    Metric("n_selected_edges", _n_selected_edges, "edges", False, 0.0, math.inf,
+           "selected edges"),
     Metric("roc_auc", edge_roc_auc, "scores", True, 0.0, 1.0, "ROC AUC",
            ("edge_roc_auc",)),
     Metric("average_precision", edge_average_precision, "scores", True, 0.0, 1.0,
@@ -255,8 +300,9 @@ def get_metric(metric: str | Callable[..., Any] | Metric) -> Metric:
     Traceback (most recent call last):
     ...
     ValueError: unknown metric 'seed'; choose one of average_precision, f1, fit_time, \
-fpr, frobenius_loss, kl_divergence, mcc, ppv, precision_frobenius_loss, roc_auc, \
-shd, spectral_loss, stein_loss, tpr (or the function names of skggm_bench.metrics)
+fpr, frobenius_loss, kl_divergence, mcc, n_selected_edges, ppv, \
+precision_frobenius_loss, roc_auc, shd, spectral_loss, stein_loss, tpr (or the \
+function names of skggm_bench.metrics)
     """
     if isinstance(metric, Metric):
         return metric
@@ -281,8 +327,12 @@ class LearnerScores:
     values : dict of str to float
         One value per metric, NaN where a metric is undefined.
     notes : dict of str to str
-        For every NaN value: why (a truth that does not allow the metric, or a
-        learner that does not expose what the metric needs).
+        For every NaN value: why (a truth that does not allow the metric, a
+        learner that does not expose what the metric needs, or matrices that
+        cannot be judged by a loss, see :func:`~skggm_bench.metrics.loss_problem`).
+    remarks : tuple of str
+        What else a reader of the values must know: ``"selected every pair"`` or
+        ``"selected no pair"`` (:func:`selection_remark`).
 
     Examples
     --------
@@ -300,6 +350,7 @@ class LearnerScores:
 
     values: dict[str, float]
     notes: dict[str, str]
+    remarks: tuple[str, ...] = ()
 
 
 def score_learner(
@@ -308,6 +359,7 @@ def score_learner(
     metrics: Iterable[str | Metric],
     *,
     tol: float = DEFAULT_TOL,
+    X: Any = None,
 ) -> LearnerScores:
     """Score a fitted learner (estimator, pipeline or search) on several metrics.
 
@@ -325,13 +377,19 @@ def score_learner(
         The metrics (names, aliases or entries); ``fit_time`` is not computed here.
     tol : float, default=1e-8
         Tolerance for "non-zero" when edges are read from a matrix.
+    X : array-like of shape (n_samples, p) or None, default=None
+        The data the learner was fitted on. With it, the matrix losses are only
+        computed for matrices that estimate the covariance of these data
+        (:func:`~skggm_bench.metrics.loss_problem`: ``covariance_`` and
+        ``precision_`` agree, ``covariance_`` is on the data's scale); otherwise
+        they are NaN with the reason as their note.
 
     Returns
     -------
     LearnerScores
-        Values and notes. A metric undefined for the truth, or a loss of a learner
-        without the matrix it needs, is NaN with a note; a loss of a singular
-        estimate where the loss diverges (KL, Stein) is ``inf``.
+        Values, notes and remarks. A metric undefined for the truth, or a loss of
+        a learner without the matrix it needs, is NaN with a note; a loss of a
+        singular estimate where the loss diverges (KL, Stein) is ``inf``.
 
     Raises
     ------
@@ -364,6 +422,9 @@ def score_learner(
     estimates: dict[str, Any] = {}
     values: dict[str, float] = {}
     notes: dict[str, str] = {}
+    problem = None
+    if X is not None and any(metric.is_loss for metric in entries):
+        problem = _loss_problem(readers, estimates, X)
     for metric in entries:
         if metric.needs == "fit":
             raise ValueError(f"{metric.name} is measured by the harness, not scored")
@@ -376,6 +437,8 @@ def score_learner(
         estimate = estimates.get(metric.needs)
         if isinstance(estimate, AttributeError):
             reason = str(estimate)
+        elif reason is None and metric.is_loss and problem is not None:
+            reason = problem
         if reason is not None:
             values[metric.name], notes[metric.name] = math.nan, reason
             continue
@@ -389,4 +452,28 @@ def score_learner(
         values[metric.name] = float(
             metric.function(reference, estimate, **metric.keywords)
         )
-    return LearnerScores(values, notes)
+    remark = None
+    if "edges" not in estimates:
+        try:
+            estimates["edges"] = readers["edges"]()
+        except (ValueError, AttributeError):  # no graph: the edge metrics say so
+            estimates["edges"] = None
+    if estimates["edges"] is not None:
+        remark = selection_remark(estimates["edges"])
+    return LearnerScores(values, notes, () if remark is None else (remark,))
+
+
+def _loss_problem(
+    readers: Mapping[str, Callable[[], Any]], estimates: dict[str, Any], X: Any
+) -> str | None:
+    """:func:`loss_problem` of the learner's matrices, read once into ``estimates``."""
+    matrices = []
+    for needs in ("covariance", "precision"):
+        if needs not in estimates:
+            try:
+                estimates[needs] = readers[needs]()
+            except AttributeError as exc:
+                estimates[needs] = exc
+        matrix = estimates[needs]
+        matrices.append(None if isinstance(matrix, AttributeError) else matrix)
+    return loss_problem(*matrices, X)

@@ -21,7 +21,7 @@ from scipy import stats
 from sklearn.base import BaseEstimator
 from sklearn.covariance import GraphicalLasso, LedoitWolf
 
-from skggm_bench.benchmark import Benchmark, StudyError
+from skggm_bench.benchmark import Benchmark
 from skggm_bench.benchmark.config import parse_config
 from skggm_bench.benchmark.store import ResultStore, StudyMismatchError
 from skggm_bench.generators import CholeskyProduct, DiagonalDominance
@@ -293,22 +293,33 @@ def test_graph_functions_are_told_apart_by_their_code(tmp_path):
 
 
 class Opaque:
-    """A distribution-like value whose behaviour no description can capture."""
+    """A distribution-like object: no get_params, only public state."""
+
+    def __init__(self, low=-1.0):
+        self.low = low
 
     def rvs(self, size=None, random_state=None):
-        return np.random.default_rng(random_state).uniform(-1, 1, size)
+        return np.random.default_rng(random_state).uniform(self.low, 1, size)
 
 
-def test_values_that_cannot_be_described_are_refused():
-    bench = Benchmark(
-        {"dd": DiagonalDominance(distribution=Opaque())},
-        {"lw": LedoitWolf()},
-        n_features=6,
-        n_samples=30,
-        random_state=0,
-    )
-    with pytest.raises(StudyError, match=r"cannot fingerprint generators\['dd'\]"):
-        bench.run()
+def test_objects_are_described_by_class_and_public_state(tmp_path):
+    # Issue 21: an object parameter never refuses a study. It is described by its
+    # class and its own public attributes, so a stored study resumes, and a change
+    # of those attributes is a different study.
+    def run(low):
+        return Benchmark(
+            {"dd": DiagonalDominance(distribution=Opaque(low))},
+            {"lw": LedoitWolf()},
+            n_features=6,
+            n_samples=30,
+            random_state=0,
+            store=tmp_path / "opaque.sqlite",
+        ).run()
+
+    assert run(-1.0).n_computed == 1
+    assert run(-1.0).n_computed == 0
+    with pytest.raises(StudyMismatchError, match="generators"):
+        run(-0.5)
 
 
 # --------------------------------------------------------------------------------------
