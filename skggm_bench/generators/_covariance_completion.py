@@ -121,7 +121,7 @@ def _complete(
     # at once and dropped from the arrays when a quarter of them are done.
     index = np.arange(n_samples)
     done = np.zeros(n_samples, dtype=bool)
-    rows = np.ascontiguousarray(sigma.transpose(1, 0, 2))
+    rows = sigma.transpose(1, 0, 2).copy()  # a copy even when n = 1
     x = rows[first, :, second].T  # the entries off the graph, (n, n_off)
     history_g = np.zeros((n_samples, memory, first.size))
     history_f = np.zeros((n_samples, memory, first.size))

@@ -409,11 +409,14 @@ def test_accelerated_completion_takes_fewer_sweeps_to_the_same_matrix():
 def test_completion_of_a_draw_does_not_depend_on_the_batch():
     # Every draw runs its own iteration: alone or among others (which converge
     # earlier or later and leave the arrays), it gets the same matrix.
+    # The input is left alone (a one-draw batch once came back overwritten).
     sigma, neighbours = _inverse_wishart_draws(30, 0.15, 12, seed=2)
+    original = sigma.copy()
     together, _ = complete_covariance(sigma, neighbours, 1e-8, 1000)
     for k in (0, 5, 11):
         alone, _ = complete_covariance(sigma[k : k + 1], neighbours, 1e-8, 1000)
         np.testing.assert_array_equal(alone[0], together[k])
+    np.testing.assert_array_equal(sigma, original)
 
 
 def test_completion_falls_back_to_plain_sweeps_when_extrapolation_breaks(
