@@ -2,25 +2,34 @@
 
 Run with ``make bench`` or::
 
-    OPENBLAS_NUM_THREADS=1 .venv/bin/python tests/benchmarks/bench_g_wishart.py
+    R_LIBS=<library with BDgraph> OPENBLAS_NUM_THREADS=1 \\
+        .venv/bin/python tests/benchmarks/bench_g_wishart.py
 
 Erdos-Renyi graphs with density 0.1 (seed 0) at p = 50 and p = 100, ``df = 3``,
 identity scale, 100 draws. ``method="lenkoski"`` is the algorithm of BDgraph's
-``rgwish``; both are timed here (medians of ``--repeats``; Python with one BLAS
-thread, R with Debian's single-threaded reference BLAS). The exact sampler is
-tried to show that it cannot run on these graphs, and the Gibbs sampler (the
-default's fallback) is timed from ``fit`` to 100 draws, with the effective sample
-sizes of its draws. ``--long`` also runs 4000 Gibbs draws at p = 100, where the
-ESS estimates are precise enough to read ESS per draw; ``--mixing`` prints the
-study behind the Gibbs defaults (lag-1 autocorrelation per sweep, and ``log det K``
-over the first sweeps from Lenkoski starts).
+``rgwish``; both are timed here, one thread on both sides (``OPENBLAS_NUM_THREADS=1``
+and ``OMP_NUM_THREADS=1``: BDgraph's C++ has OpenMP loops). Python is timed
+``--repeats`` times before and after R. R is timed with the BLAS and LAPACK that
+Debian's alternatives give it (OpenBLAS when ``libopenblas0-pthread`` is
+installed) and, with ``--r-blas both`` (the default), also with Debian's reference
+BLAS and LAPACK, loaded through ``R_LD_LIBRARY_PATH`` for that process only; the
+libraries R actually loaded are printed. The exact sampler is tried to show that
+it cannot run on these graphs, and the Gibbs sampler (the default's fallback) is
+timed from ``fit`` to 100 draws, with the effective sample sizes of its draws
+(``--lenkoski-only`` skips both). ``--long`` also runs 3000 Gibbs draws at
+p = 100, where the ESS estimates are precise enough to read ESS per draw;
+``--mixing`` prints the study behind the Gibbs defaults (lag-1 autocorrelation per
+sweep, and ``log det K`` over the first sweeps from Lenkoski starts).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import glob
 import os
 import statistics
+import subprocess
 import tempfile
 import time
 import warnings
@@ -50,6 +59,64 @@ for (name in c({names})) {{
 }}
 """
 SIZES = {"er50": 50, "er100": 100}
+R_SETUP = (
+    'cat(R.version.string, "| BDgraph", as.character(packageVersion("BDgraph")), '
+    '"| BLAS", extSoftVersion()[["BLAS"]], "| LAPACK", La_library())'
+)
+
+
+def reference_blas_path() -> str | None:
+    """``R_LD_LIBRARY_PATH`` that loads Debian's reference BLAS and LAPACK first.
+
+    Debian's R finds ``libblas.so.3`` and ``liblapack.so.3`` through the
+    alternatives system (OpenBLAS when installed); its ``/etc/R/ldpaths`` puts
+    ``R_LD_LIBRARY_PATH`` first on the library path, so the reference libraries'
+    own directories can be put ahead for one process without touching the
+    system's alternatives.
+    """
+    blas = glob.glob("/usr/lib/*/blas/libblas.so.3")
+    lapack = glob.glob("/usr/lib/*/lapack/liblapack.so.3")
+    if not blas or not lapack:
+        return None
+    r_home = subprocess.run(
+        ["R", "RHOME"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    multiarch = os.path.dirname(os.path.dirname(blas[0]))
+    return ":".join(
+        [
+            os.path.dirname(blas[0]),
+            os.path.dirname(lapack[0]),
+            f"{r_home}/lib",
+            multiarch,
+        ]
+    )
+
+
+@contextlib.contextmanager
+def r_library_path(path: str | None):
+    """Run R with ``R_LD_LIBRARY_PATH=path`` (None: R's default libraries)."""
+    saved = os.environ.get("R_LD_LIBRARY_PATH")
+    if path is not None:
+        os.environ["R_LD_LIBRARY_PATH"] = path
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop("R_LD_LIBRARY_PATH", None)
+        else:
+            os.environ["R_LD_LIBRARY_PATH"] = saved
+
+
+def r_setup() -> str:
+    """R's version, BDgraph's, and the BLAS and LAPACK R has loaded."""
+    environment = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    result = subprocess.run(
+        ["Rscript", "-e", "suppressMessages(library(BDgraph)); " + R_SETUP],
+        capture_output=True,
+        text=True,
+        env=environment,
+    )
+    return result.stdout.strip() or result.stderr.strip()
 
 
 def load() -> str:
@@ -138,6 +205,8 @@ def mixing() -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--r-blas", choices=["default", "both"], default="both")
+    parser.add_argument("--lenkoski-only", action="store_true")
     parser.add_argument("--long", action="store_true")
     parser.add_argument("--mixing", action="store_true")
     args = parser.parse_args()
@@ -148,15 +217,27 @@ def main() -> None:
     }
     ours = lenkoski_times(graphs, args.repeats)
     reason = r_available("BDgraph")
-    theirs: dict[str, list[float]] = {}
+    setups = {"R default BLAS": None}
+    if args.r_blas == "both":
+        reference = reference_blas_path()
+        if reference is None:
+            print("reference BLAS not found: R timed with its default BLAS only")
+        else:
+            setups["R reference BLAS"] = reference
+    theirs: dict[str, dict[str, list[float]]] = {}
     if reason is None:
         with tempfile.TemporaryDirectory() as directory:
             for name, adjacency in graphs.items():
                 write_adjacency(adjacency, Path(directory), name)
             names = ", ".join(f'"{name}"' for name in graphs)
-            theirs = r_timings(
-                R_BDGRAPH.format(names=names, directory=directory, repeats=args.repeats)
-            )
+            for label, path in setups.items():
+                with r_library_path(path):
+                    print(f"{label}: {r_setup()}", flush=True)
+                    theirs[label] = r_timings(
+                        R_BDGRAPH.format(
+                            names=names, directory=directory, repeats=args.repeats
+                        )
+                    )
         # Python again after R: medians over both, against load drift.
         for name, extra in lenkoski_times(graphs, args.repeats).items():
             ours[name] += extra
@@ -165,23 +246,30 @@ def main() -> None:
 
     print("\nER density 0.1 (seed 0), df=3, scale=I, 100 draws, medians")
     print(
-        '\n| graph | BDgraph `rgwish` wall (CPU) | `method="lenkoski"` wall (CPU) '
-        "| ratio wall (CPU) | exact |"
+        '\n| graph | `method="lenkoski"` wall (CPU) | R set-up | BDgraph `rgwish` '
+        "wall (CPU) | ratio R / ours, wall (CPU) |"
     )
     print("|---|---|---|---|---|")
-    for name, adjacency in graphs.items():
+    for name in graphs:
         mine = statistics.median(ours[name])
         mine_cpu = statistics.median(ours[name + "_cpu"])
-        if name in theirs:
-            other = statistics.median(theirs[name])
-            other_cpu = statistics.median(theirs[name + "_cpu"])
-            cells = (
-                f"{other:.2f} s ({other_cpu:.2f}) | {mine:.2f} s ({mine_cpu:.2f}) | "
-                f"{other / mine:.2f}x ({other_cpu / mine_cpu:.2f}x)"
-            )
-        else:
-            cells = f"- | {mine:.2f} s ({mine_cpu:.2f}) | -"
-        print(f"| {name} | {cells} | {exact_attempt(adjacency)} |")
+        for label, timings in (theirs or {"-": {}}).items():
+            cells = "- | -"
+            if name in timings:
+                other = statistics.median(timings[name])
+                other_cpu = statistics.median(timings[name + "_cpu"])
+                cells = (
+                    f"{other:.3f} s ({other_cpu:.3f}) | "
+                    f"{other / mine:.2f}x ({other_cpu / mine_cpu:.2f}x)"
+                )
+            print(f"| {name} | {mine:.3f} s ({mine_cpu:.3f}) | {label} | {cells} |")
+    if args.lenkoski_only:
+        print(f"end: {load()}")
+        return
+    print("\n| graph | exact |")
+    print("|---|---|")
+    for name, adjacency in graphs.items():
+        print(f"| {name} | {exact_attempt(adjacency)} |")
 
     print(
         "\nGibbs, from fit to 100 draws (defaults: 4 chains, 20 burn-in sweeps, "

@@ -1,8 +1,10 @@
 """Fit time of the huge-style learners against R huge 1.3.5, side by side (not a test).
 
-Run from the repository root (needs R with huge; flare for the CLIME row):
+Run from the repository root (needs R with huge and flare; ``R_LIBS`` names the
+library that holds them if they are not in R's site library):
 
-    .venv/bin/python tests/benchmarks/bench_huge.py [--repeats 7] [--rounds 2]
+    [R_LIBS=<library>] .venv/bin/python tests/benchmarks/bench_huge.py \\
+        [--repeats 7] [--rounds 2]
 
 For p = 100 and 400 (n = 200) one data set (Gaussian, random sparse precision,
 about 3 edges per node) is written to a temporary CSV read by both sides. Each
@@ -26,6 +28,7 @@ The jobs (one fit at one penalty; the same penalty on both sides):
 
 import argparse
 import json
+import os
 import shutil
 import statistics
 import subprocess
@@ -75,6 +78,10 @@ for (shipped in c(TRUE, FALSE)) {
 out$clime_shipped = time_it(function() sugm(
   x, lambda = lambda_auto, method = "clime", standardize = TRUE, verbose = FALSE),
   clime_repeats)
+out$r_setup = paste(
+  R.version.string, "| huge", as.character(packageVersion("huge")),
+  "| flare", as.character(packageVersion("flare")),
+  "| BLAS", extSoftVersion()[["BLAS"]], "| LAPACK", La_library())
 cat(toJSON(out, auto_unbox = TRUE, digits = NA))
 """
 
@@ -119,13 +126,13 @@ def python_times(X: np.ndarray, repeats: int, clime_repeats: int) -> dict:
 
 
 def r_times(path: Path, repeats: int, clime_repeats: int) -> dict:
+    # The caller's environment goes on to R (R_LIBS names the library holding
+    # flare or huge when they are not in R's site library); only the thread
+    # counts are pinned.
+    environment = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
     result = subprocess.run(
         ["Rscript", "-e", R_SCRIPT, str(path), str(repeats), str(clime_repeats)],
-        env={
-            "OPENBLAS_NUM_THREADS": "1",
-            "OMP_NUM_THREADS": "1",
-            "PATH": "/usr/bin:/bin",
-        },
+        env=environment,
         capture_output=True,
         text=True,
         check=True,
@@ -159,9 +166,9 @@ def main() -> None:
                 comments="",
             )
             for _ in range(args.rounds):
-                for key, value in r_times(
-                    path, args.repeats, args.clime_repeats
-                ).items():
+                timings = r_times(path, args.repeats, args.clime_repeats)
+                setup = timings.pop("r_setup")
+                for key, value in timings.items():
                     theirs.setdefault(key, []).append(value)
                 with threadpool_limits(limits=1):
                     times = python_times(X, args.repeats, args.clime_repeats)
@@ -173,6 +180,7 @@ def main() -> None:
             no_gc = theirs.get(f"{job}_no_gc")
             no_gc = statistics.median(no_gc) if no_gc else float("nan")
             rows.append((n_features, job, python, shipped, no_gc))
+    print(f"R: {setup}")
     print(
         "| p | job | ours (s) | R as shipped (s) | ratio | R without gc() (s) | ratio |"
     )

@@ -1,0 +1,196 @@
+"""Maximum-determinant covariance completion, batched and Anderson-accelerated.
+
+Given ``sigma`` (positive definite) and a graph, the completion is the unique ``W``
+equal to ``sigma`` on the diagonal and the edges whose inverse vanishes off the
+graph. Hastie, Tibshirani & Friedman's iterative regressions (*The Elements of
+Statistical Learning*, 2nd ed., Algorithm 17.1) compute it: a *sweep* visits every
+node ``j`` with neighbours ``N``, solves ``W[N, N] beta = sigma[N, j]`` and sets
+``W[-j, j] = W[-j, N] beta``. A sweep only moves the entries off the graph (the
+others are ``sigma``'s by construction), so it is a map ``x -> F(x)`` on those
+entries whose unique fixed point is the completion.
+
+The sweeps converge linearly, slowly when ``sigma`` is ill conditioned: an inverse
+Wishart draw with ``p + 2`` degrees of freedom (Lenkoski's sampler at ``df=3``)
+needs 40 to 80 sweeps to move no entry by more than ``1e-8``. Anderson
+acceleration (Anderson, 1965; Walker & Ni, 2011) extrapolates from the last
+``memory`` sweeps: with residuals ``g_k = F(x_k) - x_k`` and the differences
+``dG``, ``dF`` of the last residuals and sweeps, the next iterate is
+``F(x_k) - dF gamma`` with ``gamma`` the least-squares solution of
+``dG gamma ~ g_k``. It reaches the same fixed point in about a third of the sweeps.
+A draw whose residual grows drops its history (the next step is a plain sweep), and
+a chunk whose extrapolation breaks a sweep (a singular ``W[N, N]``, a non-finite
+entry) is redone with plain sweeps, which cannot fail on positive definite input.
+
+Every draw runs its own iteration (batched over draws, nothing shared), so its
+completion does not depend on the others in the batch. A draw has converged when
+its last sweep moved no entry by more than ``tol`` times the largest diagonal entry
+of its ``sigma``: the stopping rule of the plain iteration, which bounds the
+residual of the returned matrix, since the returned matrix is that last sweep.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["complete_covariance_batch"]
+
+# Sweeps remembered by Anderson acceleration. Slowest of 100 inverse Wishart draws
+# (df = p + 2) on G(50, 0.1) / G(100, 0.1): 48 / 36 sweeps with memory 1, 33 / 28
+# with 2, 25 / 23 with 3, 25 / 21 with 4, 23 / 20 with 6 (83 / 61 unaccelerated);
+# 4 is the fastest, a longer memory costs more per sweep than it saves.
+_MEMORY = 4
+# Draws completed together: at most this many entries in one (draws, p, p) array
+# (2 MB), which keeps a chunk's rows in cache and bounds the history arrays
+# (2 * memory * draws * off-graph entries). At p = 100, chunks of 25 draws complete
+# 100 draws 10-15% faster than one chunk of 100; at p = 50 (100 draws, one chunk)
+# smaller chunks are slower.
+_CHUNK_ENTRIES = 2**18
+
+
+def complete_covariance_batch(
+    sigma: np.ndarray,
+    neighbours: list[np.ndarray],
+    tol: float,
+    max_iter: int,
+    accelerate: bool = True,
+) -> tuple[np.ndarray, int]:
+    """Completions of a batch of positive definite matrices, in chunks of draws.
+
+    Returns the completions and the number of sweeps of the slowest matrix; raises
+    ``RuntimeError`` if some matrix has not converged after ``max_iter`` sweeps.
+    """
+    n_samples, p = sigma.shape[:2]
+    chunk = max(1, _CHUNK_ENTRIES // (p * p))
+    completion = np.empty_like(sigma)
+    n_iter = 0
+    for start in range(0, n_samples, chunk):
+        part = sigma[start : start + chunk]
+        result = None
+        if accelerate:
+            try:
+                result = _complete(part, neighbours, tol, max_iter, _MEMORY)
+            except (np.linalg.LinAlgError, FloatingPointError):
+                result = None  # the extrapolation broke a sweep
+        if result is None:
+            result = _complete(part, neighbours, tol, max_iter, 0)
+        completion[start : start + chunk], sweeps = result
+        n_iter = max(n_iter, sweeps)
+    return completion, n_iter
+
+
+def _sweep(rows: np.ndarray, neighbours: list[np.ndarray], targets: list) -> None:
+    """One pass of the iterative regressions over every node, in place.
+
+    ``rows[k]`` holds row ``k`` of every matrix of the batch (node-major layout,
+    shape ``(p, n, p)``): the rows of a neighbourhood are then gathered as whole
+    contiguous blocks, several times faster than from a ``(n, p, p)`` array.
+    """
+    for j, (nbrs, target) in enumerate(zip(neighbours, targets, strict=True)):
+        if nbrs.size == 0:
+            # W[-j, j] = 0: an isolated node is independent of the rest.
+            new = np.zeros(rows.shape[1:])
+        else:
+            block = rows[nbrs]  # (d, n, p)
+            beta = np.linalg.solve(block[:, :, nbrs].transpose(1, 0, 2), target)
+            new = (np.swapaxes(beta, 1, 2) @ block.transpose(1, 0, 2))[:, 0, :]
+            # W[N, N] beta = sigma[N, j] up to rounding; keep sigma's entries exact.
+            new[:, nbrs] = target[:, :, 0]
+        new[:, j] = rows[j, :, j]
+        rows[j] = new
+        rows[:, :, j] = new.T
+
+
+def _complete(
+    sigma: np.ndarray,
+    neighbours: list[np.ndarray],
+    tol: float,
+    max_iter: int,
+    memory: int,
+) -> tuple[np.ndarray, int]:
+    """Sweeps from ``W = sigma``, Anderson-accelerated when ``memory > 0``."""
+    n_samples, p = sigma.shape[:2]
+    free = np.eye(p, dtype=bool)
+    for j, nbrs in enumerate(neighbours):
+        free[j, nbrs] = True
+    first, second = np.nonzero(np.triu(~free, 1))
+    threshold = tol * np.max(np.diagonal(sigma, axis1=1, axis2=2), axis=1)
+    completion = np.empty_like(sigma)
+    all_targets = [sigma[:, nbrs, j, None] for j, nbrs in enumerate(neighbours)]
+    targets = all_targets
+    # Draws still iterated (positions in the batch); converged ones are copied out
+    # at once and dropped from the arrays when a quarter of them are done.
+    index = np.arange(n_samples)
+    done = np.zeros(n_samples, dtype=bool)
+    rows = sigma.transpose(1, 0, 2).copy()  # a copy even when n = 1
+    x = rows[first, :, second].T  # the entries off the graph, (n, n_off)
+    history_g = np.zeros((n_samples, memory, first.size))
+    history_f = np.zeros((n_samples, memory, first.size))
+    gram = np.zeros((n_samples, memory, memory))
+    previous_g = previous_f = None
+    for sweep in range(1, max_iter + 1):
+        _sweep(rows, neighbours, targets)
+        f = rows[first, :, second].T
+        g = f - x
+        change = np.abs(g).max(axis=1, initial=0.0)
+        if memory and not np.all(np.isfinite(change)):
+            raise FloatingPointError("non-finite entry after an extrapolation")
+        newly = ~done & (change <= threshold[index])
+        completion[index[newly]] = rows[:, newly].transpose(1, 0, 2)
+        done |= newly
+        if done.all():
+            return completion, sweep
+        if 4 * done.sum() >= done.size:
+            keep = ~done
+            rows = np.ascontiguousarray(rows[:, keep])
+            index, done, x, f, g = (a[keep] for a in (index, done, x, f, g))
+            history_g, history_f, gram = (a[keep] for a in (history_g, history_f, gram))
+            if previous_g is not None:
+                previous_g, previous_f = previous_g[keep], previous_f[keep]
+            targets = [target[index] for target in all_targets]
+        if memory and previous_g is not None:
+            x = _anderson_step(
+                sweep, g, f, previous_g, previous_f, history_g, history_f, gram
+            )
+            rows[first, :, second] = x.T
+            rows[second, :, first] = x.T
+        else:
+            x = f  # rows hold F(x) already
+        previous_g, previous_f = g, f
+    raise RuntimeError(
+        f"covariance completion did not converge for {np.sum(~done)} of "
+        f"{n_samples} matrices after max_iter={max_iter} sweeps (tol={tol:g}); "
+        "increase max_iter or tol"
+    )
+
+
+def _anderson_step(
+    sweep: int,
+    g: np.ndarray,
+    f: np.ndarray,
+    previous_g: np.ndarray,
+    previous_f: np.ndarray,
+    history_g: np.ndarray,
+    history_f: np.ndarray,
+    gram: np.ndarray,
+) -> np.ndarray:
+    """Next iterate ``F(x) - dF gamma``; updates the histories in place."""
+    memory = history_g.shape[1]
+    slot = (sweep - 2) % memory
+    history_g[:, slot] = g - previous_g
+    history_f[:, slot] = f - previous_f
+    # Only the new difference's inner products change in dG^T dG.
+    products = (history_g @ history_g[:, slot, :, None])[:, :, 0]
+    gram[:, slot, :] = products
+    gram[:, :, slot] = products
+    # Restart where the residual grew: gamma = 0, a plain sweep.
+    grew = np.einsum("nl,nl->n", g, g) > np.einsum("nl,nl->n", previous_g, previous_g)
+    if grew.any():
+        history_g[grew] = 0.0
+        history_f[grew] = 0.0
+        gram[grew] = 0.0
+    # Tikhonov term relative to the scale of dG: collinear differences then give a
+    # bounded gamma instead of a singular system; empty histories give gamma = 0.
+    ridge = 1e-10 * np.trace(gram, axis1=1, axis2=2) + np.finfo(float).tiny
+    system = gram + ridge[:, None, None] * np.eye(memory)
+    gamma = np.linalg.solve(system, history_g @ g[:, :, None])
+    return f - (np.swapaxes(gamma, 1, 2) @ history_f)[:, 0, :]
