@@ -6,26 +6,26 @@ learner on one data set of a cell: a data model and a sample size. Each fit is o
 task, so that the scheduler can balance the work finely; a worker draws a cell once
 and keeps it for the following fits of that cell.
 
-Everything that runs a learner's or a generator's code runs in the worker's child
-process (``_isolation.py``): the draw (``"prepare"``) and the fit with its scoring
-(``"fit"``) are two requests, each with its own deadline, so that a slow draw is
-never blamed on a learner.
+Everything that runs a learner's or a generator's code runs in a fresh child
+process of the worker's fork server (``_isolation.py``): the draw (``"prepare"``)
+and the fit with its scoring (``"fit"``) are two requests, each with its own
+deadline, so that a slow draw is never blamed on a learner. A drawn cell is kept
+(as plain arrays) by the fork server's template, so the children of its later fits
+inherit it, and a ``"prepare"`` of a kept cell needs no child at all.
 """
 
 from __future__ import annotations
 
 import math
 import time
-from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from sklearn.base import clone
+from sklearn.base import BaseEstimator, clone
 
 from ..datasets._pipeline import (
-    TrueModel,
     draw_graph,
     draw_latent,
     draw_model,
@@ -33,16 +33,18 @@ from ..datasets._pipeline import (
 )
 from ..metrics import GroundTruth, score_learner
 from ._graphs import GraphEntry
-from ._isolation import error_message, truncate, worker_for
+from ._isolation import MISSING, Server, error_message, truncate, worker_for
 from ._provenance import package_versions
 from ._schema import CELL_COLUMNS, KEY_COLUMNS, Status
 from ._seeding import cell_seed, learner_seed
 
 __all__ = ["Cell", "Fit", "Spec", "run_fit"]
 
-# Cells a worker keeps drawn (a few: the scheduler sends the fits of a cell close
-# together, and one cell of p = 1000 variables is about 10 MB).
+# Cells a worker keeps drawn: at least the last 4 (one cell of p = 1000 variables
+# is tens of MB), more while they take at most 64 MB (thousands of small cells: the
+# scheduler hands out a cell's sample sizes far apart).
 _CACHED_CELLS = 4
+_CACHED_BYTES = 64 * 2**20
 _SIGNAL = CELL_COLUMNS[1:]  # every cell column but the seed
 
 
@@ -116,28 +118,68 @@ def seed_estimator(estimator: Any, seed: int) -> None:
         estimator.set_params(**dict(zip(names, seeds.tolist(), strict=True)))
 
 
+class _Toy(BaseEstimator):
+    """The learner of the warm-up: its estimate is its input, read as a covariance."""
+
+    def __init__(self, random_state=None):
+        self.random_state = random_state
+
+    def fit(self, X, y=None):
+        self.covariance_ = np.array(X)
+        self.precision_ = np.linalg.inv(self.covariance_)
+        return self
+
+
 @dataclass
 class _CellData:
+    """A drawn cell, as plain arrays (the fork server's template keeps it)."""
+
     seed: int
-    truth: TrueModel
+    adjacency: np.ndarray
+    covariance: np.ndarray
+    precision: np.ndarray
     latent: np.ndarray
+    signal: dict
     observed: dict[str, np.ndarray]
 
 
-class _Server:
-    """What a worker's child process does: draw cells, fit and score learners."""
+class _Server(Server):
+    """What a worker's fork server does: draw cells, fit and score learners."""
+
+    min_kept = _CACHED_CELLS
+    max_kept_bytes = _CACHED_BYTES
 
     def __init__(self, spec: Spec) -> None:
+        super().__init__()
         self.spec = spec
-        self.cells: OrderedDict[Cell, _CellData] = OrderedDict()
 
-    def __call__(self, name: str, args: tuple) -> Any:
-        return getattr(self, name)(*args)
+    def cached(self, name: str, args: tuple) -> Any:
+        if name == "prepare":
+            cell, data_model = args
+            data = self.kept.get(cell)
+            if data is not None and data_model in data.observed:
+                self.kept.move_to_end(cell)
+                return data.signal
+        return MISSING
+
+    def size(self, value: _CellData) -> int:
+        arrays = [value.adjacency, value.covariance, value.precision, value.latent]
+        return sum(a.nbytes for a in [*arrays, *value.observed.values()])
+
+    def warm_up(self) -> None:
+        """Clone, seed, fit and score a toy learner on a fixed 4-variable chain."""
+        chain = np.eye(4, k=1, dtype=bool) | np.eye(4, k=-1, dtype=bool)
+        precision = 2.0 * np.eye(4) - 0.5 * chain
+        covariance = np.linalg.inv(precision)
+        estimator = clone(_Toy())
+        seed_estimator(estimator, 0)
+        estimator.fit(np.array(covariance))
+        truth = GroundTruth(chain, self.spec.model, covariance, precision)
+        score_learner(estimator, truth, self.spec.metrics)
 
     def _cell(self, cell: Cell) -> _CellData:
-        data = self.cells.get(cell)
+        data = self.kept.get(cell)
         if data is not None:
-            self.cells.move_to_end(cell)
             return data
         spec = self.spec
         entry = spec.graphs[cell.graph]
@@ -150,9 +192,17 @@ class _Server:
             graph.adjacency, spec.generators[cell.generator], spec.model, seed
         )
         latent = draw_latent(truth, spec.largest_n[cell.n_features], seed)
-        data = self.cells[cell] = _CellData(seed, truth, latent, {})
-        while len(self.cells) > _CACHED_CELLS:
-            self.cells.popitem(last=False)
+        signal = truth.signal() | {"n_added_edges": int(truth.n_added_edges)}
+        data = _CellData(
+            seed,
+            np.asarray(truth.adjacency, dtype=bool),
+            np.asarray(truth.covariance, dtype=np.float64),
+            np.asarray(truth.precision, dtype=np.float64),
+            np.asarray(latent, dtype=np.float64),
+            {name: _plain(value) for name, value in signal.items()},
+            {},
+        )
+        self.keep(cell, data)
         return data
 
     def prepare(self, cell: Cell, data_model: str) -> dict:
@@ -161,11 +211,12 @@ class _Server:
         if data_model not in data.observed:
             data.observed[data_model], _ = observe(
                 data.latent,
-                data.truth.covariance,
+                data.covariance,
                 self.spec.data_models[data_model],
                 data.seed,
             )
-        return data.truth.signal() | {"n_added_edges": data.truth.n_added_edges}
+            self.keep(cell, data)
+        return data.signal
 
     def fit(self, fit: Fit) -> dict:
         """Fit the learner on its own copy of the data set; score it."""
@@ -189,10 +240,7 @@ class _Server:
         estimator.fit(X)
         fit_time = time.perf_counter() - start
         truth = GroundTruth(
-            data.truth.adjacency,
-            spec.model,
-            data.truth.covariance,
-            data.truth.precision,
+            data.adjacency, spec.model, data.covariance, data.precision
         )
         result = {"fit_time": fit_time}
         try:
@@ -204,6 +252,11 @@ class _Server:
             # The fit succeeded, but what it exposes cannot be scored.
             return result | {"unusable": error_message(exc)}
         return result | {"values": scores.values, "notes": scores.notes}
+
+
+def _plain(value: Any) -> int | float:
+    """A number of the signal as a Python number (the template unpickles it)."""
+    return int(value) if isinstance(value, (int, np.integer)) else float(value)
 
 
 def _seed(spec: Spec, cell: Cell) -> int:
