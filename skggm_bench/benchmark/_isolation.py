@@ -591,6 +591,10 @@ class _Template:
                 elapsed,
             )
         try:
+            # Dead, with nothing sent: the pipe may still be open (a process the
+            # child started holds its end), so do not wait on it.
+            if not child.conn.poll(0):
+                raise EOFError
             outcome, fresh = child.conn.recv()
         except (EOFError, OSError):
             self.running = None
@@ -735,6 +739,8 @@ class ForkServer:
                     "was stopped",
                     time.perf_counter() - start,
                 )
+            if not self._conn.poll(0):  # the template died, with nothing sent
+                raise EOFError
             return self._conn.recv()
         except (BrokenPipeError, ConnectionResetError, EOFError, OSError):
             status = self._stop(kill=False)
