@@ -183,11 +183,6 @@ class Server:
         """The answer from the kept data, or :data:`MISSING` (the default)."""
         return MISSING
 
-    def warm_up(self) -> None:
-        """Run in each child before its request (default: nothing).
-
-        Only the server's own code, on fixed data: every child does the same.
-        """
 
     def size(self, value: Any) -> int:
         """Bytes a kept value takes (default: 0, so only ``min_kept`` bounds)."""
@@ -245,14 +240,26 @@ class InProcess:
 
     def call(self, name: str, args: tuple, timeout: float | None = None) -> Outcome:
         """Run ``server(name, args)`` here; see :meth:`ForkServer.call`."""
-        value = self._server.cached(name, args)
-        if value is not MISSING:
-            return Outcome(Status.OK, value, "", 0.0)
-        outcome = _run(self._server, name, args)
-        self._server.take_fresh()
-        if outcome.message.startswith("KeyboardInterrupt"):
-            raise KeyboardInterrupt
-        return outcome
+        return self.call_each([(name, args)], timeout)[0]
+
+    def call_each(
+        self, requests: list[tuple[str, tuple]], timeout: float | None = None
+    ) -> list[Outcome]:
+        """Run requests in turn here; see :meth:`ForkServer.call_each`."""
+        outcomes = []
+        for name, args in requests:
+            value = self._server.cached(name, args)
+            if value is not MISSING:
+                outcomes.append(Outcome(Status.OK, value, "", 0.0))
+                continue
+            outcome = _run(self._server, name, args)
+            self._server.take_fresh()
+            if outcome.message.startswith("KeyboardInterrupt"):
+                raise KeyboardInterrupt
+            outcomes.append(outcome)
+            if outcome.status is not Status.OK:
+                break
+        return outcomes
 
     def close(self) -> None:
         """Nothing to release."""
@@ -379,12 +386,6 @@ def _child_main(conn: Connection, server: Server, memory_limit: int | None) -> N
         os.setsid()
         signal.signal(signal.SIGINT, signal.default_int_handler)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        # While it waits for its request, a spare warms up: it runs the server's
-        # own code once on toy data, so that the pages that code writes (reference
-        # counts, allocator arenas) are copied from the template now, not during
-        # the request. The same warm-up in every child: the same state.
-        with contextlib.suppress(Exception):
-            server.warm_up()
         try:
             name, args, shipped = conn.recv()
         except (EOFError, OSError):  # the template closed: a spare not needed
@@ -543,25 +544,43 @@ class _Template:
             if self.conn not in ready:
                 continue
             try:
-                name, args, timeout = self.conn.recv()
+                requests, timeout = self.conn.recv()
             except (EOFError, OSError):
                 self.finish(0)
-            value = self.server.cached(name, args)
-            if value is not MISSING:
-                self.conn.send(Outcome(Status.OK, value, "", 0.0))
-            else:
-                self.conn.send(self.serve(name, args, timeout))
-                # The next request's child is forked (and warms up) while the
-                # worker stores this answer and sends the next request.
-                if self.spare is None:
-                    self.spare = self.fork_child()
-                if self.running is not None:
-                    self.end(self.running, wait=False)
-                    self.running = None
+            self.conn.send(self.serve_each(requests, timeout))
+            # The next request's child is forked (and warms up) while the worker
+            # stores these answers and sends the next requests.
+            if self.spare is None:
+                self.spare = self.fork_child()
             idle_since = time.monotonic()
 
-    def serve(self, name: str, args: tuple, timeout: float | None) -> Outcome:
-        """Run one request in a fresh child; its outcome."""
+    def serve_each(
+        self, requests: list[tuple[str, tuple]], timeout: float | None
+    ) -> list[Outcome]:
+        """Answer requests in turn, until one fails; their outcomes."""
+        outcomes = []
+        for i, (name, args) in enumerate(requests):
+            value = self.server.cached(name, args)
+            if value is not MISSING:
+                outcomes.append(Outcome(Status.OK, value, "", 0.0))
+                continue
+            outcome = self.serve(name, args, timeout, more=i + 1 < len(requests))
+            if self.running is not None:
+                self.end(self.running, wait=False)
+                self.running = None
+            outcomes.append(outcome)
+            if outcome.status is not Status.OK:
+                break
+        return outcomes
+
+    def serve(
+        self, name: str, args: tuple, timeout: float | None, *, more: bool
+    ) -> Outcome:
+        """Run one request in a fresh child; its outcome.
+
+        With ``more`` requests to follow, the next child is forked while this one
+        runs.
+        """
         child = self.spare if self.spare is not None else self.fork_child()
         self.spare = None
         if _exited(child):  # a spare that died waiting (killed from outside)
@@ -578,6 +597,8 @@ class _Template:
             child.conn.send((name, args, shipped))
         except OSError:
             pass  # it died: the wait below says how
+        if more:
+            self.spare = self.fork_child()
         ready = _wait_ready(child.conn, child.pidfd, timeout)
         elapsed = time.perf_counter() - start
         if not ready:
@@ -716,29 +737,51 @@ class ForkServer:
         Outcome
             What became of the request.
         """
-        outcome = self._attempt(name, args, timeout)
-        if outcome is None:  # the template had just left for idleness: a new one
-            outcome = self._attempt(name, args, timeout)
-        return outcome or _death(None, self._memory_limit, 0.0)
+        return self.call_each([(name, args)], timeout)[0]
 
-    def _attempt(self, name: str, args: tuple, timeout: float | None) -> Outcome | None:
+    def call_each(
+        self, requests: list[tuple[str, tuple]], timeout: float | None = None
+    ) -> list[Outcome]:
+        """Run requests in turn, each in a fresh child, until one fails.
+
+        One message each way for all of them. ``timeout`` applies to each.
+
+        Returns
+        -------
+        list of Outcome
+            One per request run: all of them, or up to the first that failed.
+        """
+        outcomes = self._attempt(requests, timeout)
+        if outcomes is None:  # the template had just left for idleness: a new one
+            outcomes = self._attempt(requests, timeout)
+        return outcomes or [_death(None, self._memory_limit, 0.0)]
+
+    def _attempt(
+        self, requests: list[tuple[str, tuple]], timeout: float | None
+    ) -> list[Outcome] | None:
         if self._conn is not None and self._template_exited():
             self._stop(kill=False)  # idle exit, or its worker thread ended
         if self._conn is None:
             self._start()
         start = time.perf_counter()
         try:
-            self._conn.send((name, args, timeout))
-            limit = None if timeout is None else timeout + _TEMPLATE_GRACE_SECONDS
+            self._conn.send((requests, timeout))
+            limit = (
+                None
+                if timeout is None
+                else len(requests) * timeout + _TEMPLATE_GRACE_SECONDS
+            )
             if not _wait_ready(self._conn, self._pidfd, limit):
                 self._stop()
-                return Outcome(
-                    Status.TIMEOUT,
-                    None,
-                    f"still running after the timeout of {timeout:g} s; its process "
-                    "was stopped",
-                    time.perf_counter() - start,
-                )
+                return [
+                    Outcome(
+                        Status.TIMEOUT,
+                        None,
+                        f"still running after the timeout of {timeout:g} s; its "
+                        "process was stopped",
+                        time.perf_counter() - start,
+                    )
+                ]
             if not self._conn.poll(0):  # the template died, with nothing sent
                 raise EOFError
             return self._conn.recv()
@@ -748,7 +791,8 @@ class ForkServer:
                 return None
             # The template itself died (the operating system's out-of-memory
             # killer, or someone else's signal): the request died with it.
-            return _death(status, self._memory_limit, time.perf_counter() - start)
+            elapsed = time.perf_counter() - start
+            return [_death(status, self._memory_limit, elapsed)]
         except BaseException:  # Ctrl-C while waiting: no child outlives the harness
             self._stop()
             raise

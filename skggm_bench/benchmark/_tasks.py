@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from sklearn.base import BaseEstimator, clone
+from sklearn.base import clone
 
 from ..datasets._pipeline import (
     draw_graph,
@@ -118,18 +118,6 @@ def seed_estimator(estimator: Any, seed: int) -> None:
         estimator.set_params(**dict(zip(names, seeds.tolist(), strict=True)))
 
 
-class _Toy(BaseEstimator):
-    """The learner of the warm-up: its estimate is its input, read as a covariance."""
-
-    def __init__(self, random_state=None):
-        self.random_state = random_state
-
-    def fit(self, X, y=None):
-        self.covariance_ = np.array(X)
-        self.precision_ = np.linalg.inv(self.covariance_)
-        return self
-
-
 @dataclass
 class _CellData:
     """A drawn cell, as plain arrays (the fork server's template keeps it)."""
@@ -165,17 +153,6 @@ class _Server(Server):
     def size(self, value: _CellData) -> int:
         arrays = [value.adjacency, value.covariance, value.precision, value.latent]
         return sum(a.nbytes for a in [*arrays, *value.observed.values()])
-
-    def warm_up(self) -> None:
-        """Clone, seed, fit and score a toy learner on a fixed 4-variable chain."""
-        chain = np.eye(4, k=1, dtype=bool) | np.eye(4, k=-1, dtype=bool)
-        precision = 2.0 * np.eye(4) - 0.5 * chain
-        covariance = np.linalg.inv(precision)
-        estimator = clone(_Toy())
-        seed_estimator(estimator, 0)
-        estimator.fit(np.array(covariance))
-        truth = GroundTruth(chain, self.spec.model, covariance, precision)
-        score_learner(estimator, truth, self.spec.metrics)
 
     def _cell(self, cell: Cell) -> _CellData:
         data = self.kept.get(cell)
@@ -294,7 +271,13 @@ def run_fit(spec: Spec, fit: Fit) -> dict:
         isolate=spec.isolate,
         memory_limit=spec.memory_limit,
     )
-    prepared = worker.call("prepare", (fit.cell, fit.data_model), spec.timeout)
+    # The draw (answered at once when the cell is kept) and the fit: two
+    # requests, each with its own deadline, in one exchange with the worker's
+    # fork server; the fit runs only if the draw succeeded.
+    outcomes = worker.call_each(
+        [("prepare", (fit.cell, fit.data_model)), ("fit", (fit,))], spec.timeout
+    )
+    prepared = outcomes[0]
     if prepared.status is not Status.OK:
         reason = prepared.message
         if prepared.status is Status.TIMEOUT:
@@ -304,7 +287,7 @@ def run_fit(spec: Spec, fit: Fit) -> dict:
             Status.FAILED, f"data generation failed: {reason}", math.nan, spec.metrics
         )
     row = _row(spec, fit, seed, prepared.value)
-    outcome = worker.call("fit", (fit,), spec.timeout)
+    outcome = outcomes[1]
     if outcome.status is not Status.OK:
         return row | _failure(
             outcome.status, outcome.message, outcome.elapsed, spec.metrics
