@@ -300,6 +300,38 @@ def _address_space() -> int:
         return 0
 
 
+_MADV_HUGEPAGE = 14
+_MADV_COLLAPSE = 25  # Linux 6.1+
+_HUGE_PAGE = 2 * 2**20
+
+
+def _huge_pages() -> None:
+    """Back this process's larger writable anonymous mappings with huge pages.
+
+    ``fork`` copies a process's page tables, and exit frees them: for a template
+    of some 100 MB that is one entry per 4 KiB page, milliseconds per child. A
+    2 MiB huge page is one entry. Where the kernel cannot (no transparent huge
+    pages, an older kernel, no free huge page), nothing changes.
+    """
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+        with open("/proc/self/maps") as maps:
+            lines = maps.read().splitlines()
+    except (OSError, AttributeError):
+        return
+    for line in lines:
+        fields = line.split()
+        if "w" not in fields[1] or (len(fields) > 5 and fields[5] != "[heap]"):
+            continue
+        low, high = (int(x, 16) for x in fields[0].split("-"))
+        start = -(-low // _HUGE_PAGE) * _HUGE_PAGE
+        end = high // _HUGE_PAGE * _HUGE_PAGE
+        if end - start >= _HUGE_PAGE:
+            libc.madvise(start, end - start, _MADV_HUGEPAGE)
+            libc.madvise(start, end - start, _MADV_COLLAPSE)
+
+
 def _pidfd(pid: int) -> int | None:
     """A descriptor that becomes readable when ``pid`` exits (None if unsupported)."""
     try:
@@ -532,6 +564,7 @@ class _Template:
         # page) the objects they inherit.
         gc.collect()
         gc.freeze()
+        _huge_pages()
         idle_since = time.monotonic()
         while True:
             pidfds = [child.pidfd for child in self.ending.values()]
