@@ -18,8 +18,13 @@ The fork server
     thread. Every request (one draw, or one fit with its scoring) runs in a new
     child forked from the template, so every fit starts from the same process
     state, whatever the fits before it did, and whatever threads the worker has.
-    The template forks the child for the *next* request while the current one runs
-    (a spare), so that the cost of ``fork`` is not paid while the worker waits.
+    The template forks the child of the *next* request (a spare) once it has sent
+    its answer, while the worker stores it, or while a request runs when the
+    worker sent several at once (:meth:`ForkServer.call_each`: a fit's draw and
+    fit are one exchange). Its larger memory regions are backed by huge pages
+    where the kernel allows, so that ``fork`` and exit copy and free few
+    page-table entries. The garbage collector of the children does not walk what
+    they inherit (``gc.freeze``), which would copy it page by page.
 
     What a draw produces (a cell's data, see ``_tasks.py``) is sent back to the
     template, which keeps the last few (:class:`Server`): the children forked
@@ -43,9 +48,17 @@ What every request is guaranteed
     * No orphans: the template and the children ignore the terminal's Ctrl-C (the
       harness handles it); a child dies with its template, a template with the
       worker thread that forked it (``PR_SET_PDEATHSIG``, then it kills what it
-      runs), a worker process started by ``multiprocessing`` (loky) with its
-      parent; a template exits when idle, and the run closes those of its own
-      process at its end.
+      runs), a worker process started by ``multiprocessing`` (loky), even one
+      busy with a fit, with its parent (a thread waits on the parent's pidfd); a
+      template exits after 1.5 s without a request, and the run closes those of
+      its own process at its end. So when the process that called ``run()`` is
+      killed, even with ``SIGKILL``, the whole chain ends within moments.
+
+What it costs
+    One ``fork`` and one exit per draw and per fit, and the copy-on-write faults of
+    the child (it writes to reference counts of what it uses): some milliseconds
+    of CPU per request, measured in docs/performance.md; next to a fit of
+    hundreds of milliseconds, a few percent.
 
 The requests are generic: ``server(name, args)`` in the child, where ``server`` is
 a :class:`Server`; what the names mean (drawing a data set, fitting a learner) is
