@@ -76,12 +76,14 @@ def warm_up(n_jobs: int, backend: str) -> float:
     return time.perf_counter() - start
 
 
-def scaling(n_jobs_list: list[int], backend: str, out: str | None) -> list[dict]:
+def scaling(
+    n_jobs_list: list[int], backend: str, out: str | None, n_repeats: int = 8
+) -> list[dict]:
     learners = get_preset("quick").make_learners()
     rows: list[dict] = []
     for n_jobs in n_jobs_list:
         startup = warm_up(n_jobs, backend) if n_jobs > 1 else 0.0
-        bench = grid(learners, n_jobs, backend)
+        bench = grid(learners, n_jobs, backend, n_repeats=n_repeats)
         start = time.perf_counter()
         with threadpool_limits(1):
             frame = bench.run().frame
@@ -189,6 +191,12 @@ def main() -> None:
         "--overhead)",
     )
     parser.add_argument("--backend", default="loky")
+    parser.add_argument(
+        "--n-repeats",
+        type=int,
+        default=8,
+        help="repeats of the scaling grid (8: 576 fits; fewer for a quicker figure)",
+    )
     parser.add_argument("--overhead", action="store_true")
     parser.add_argument("--out", help="write the figures to this JSON file")
     args = parser.parse_args()
@@ -196,7 +204,7 @@ def main() -> None:
     os.environ.setdefault("PYTHONWARNINGS", "ignore")
     print(f"{os.cpu_count()} CPUs; load average {os.getloadavg()}", flush=True)
     n_jobs = args.n_jobs or ([] if args.overhead else [1, 2])
-    rows = scaling(n_jobs, args.backend, args.out)
+    rows = scaling(n_jobs, args.backend, args.out, args.n_repeats)
     figures = {"cpus": os.cpu_count(), "scaling": rows}
     if args.overhead:
         figures["overhead"] = overhead(args.backend)
