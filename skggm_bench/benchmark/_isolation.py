@@ -196,6 +196,15 @@ class Server:
         """The answer from the kept data, or :data:`MISSING` (the default)."""
         return MISSING
 
+    def warm_up(self) -> None:
+        """Run once in the template, before any child is forked (default: nothing).
+
+        What a first call does once per process (lazy imports, caches of
+        signatures and configurations) would otherwise be done again by every
+        child. Only the server's own code, on fixed toy data: the template's state
+        stays the same whatever the study's learners and generators are.
+        """
+
 
     def size(self, value: Any) -> int:
         """Bytes a kept value takes (default: 0, so only ``min_kept`` bounds)."""
@@ -573,6 +582,8 @@ class _Template:
         # terminal would only alarm.
         faulthandler.disable()
         _fresh_standard_streams()
+        with contextlib.suppress(Exception):
+            self.server.warm_up()
         # The children's garbage collector must not walk (and so copy, page by
         # page) the objects they inherit.
         gc.collect()

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from sklearn.base import clone
+from sklearn.base import BaseEstimator, clone
 
 from ..datasets._pipeline import (
     draw_graph,
@@ -118,6 +118,18 @@ def seed_estimator(estimator: Any, seed: int) -> None:
         estimator.set_params(**dict(zip(names, seeds.tolist(), strict=True)))
 
 
+class _Toy(BaseEstimator):
+    """The learner of the warm-up: its estimate is its input, as a covariance."""
+
+    def __init__(self, random_state=None):
+        self.random_state = random_state
+
+    def fit(self, X, y=None):
+        self.covariance_ = np.array(X)
+        self.precision_ = np.linalg.inv(self.covariance_)
+        return self
+
+
 @dataclass
 class _CellData:
     """A drawn cell, as plain arrays (the fork server's template keeps it)."""
@@ -153,6 +165,23 @@ class _Server(Server):
     def size(self, value: _CellData) -> int:
         arrays = [value.adjacency, value.covariance, value.precision, value.latent]
         return sum(a.nbytes for a in [*arrays, *value.observed.values()])
+
+    def warm_up(self) -> None:
+        """Draw, fit and score a toy problem with this package's own code."""
+        from ..generators import DiagonalDominance
+
+        graph = draw_graph("erdos_renyi", 4, 0.5, {}, 0)
+        truth = draw_model(graph.adjacency, DiagonalDominance(), self.spec.model, 0)
+        latent = draw_latent(truth, 8, 0)
+        observe(latent, truth.covariance, None, 0)
+        truth.signal()
+        estimator = clone(_Toy())
+        seed_estimator(estimator, 0)
+        estimator.fit(np.array(truth.covariance))
+        scored = GroundTruth(
+            truth.adjacency, self.spec.model, truth.covariance, truth.precision
+        )
+        score_learner(estimator, scored, self.spec.metrics)
 
     def _cell(self, cell: Cell) -> _CellData:
         data = self.kept.get(cell)
