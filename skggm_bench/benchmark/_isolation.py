@@ -366,7 +366,8 @@ def _wait_ready(conn: Connection, pidfd: int | None, timeout: float | None) -> b
     """Wait until ``conn`` has data or the process behind ``pidfd`` has exited."""
     if pidfd is not None:
         return bool(wait([conn, pidfd], timeout))
-    # Without pidfds: poll, and look at the process between polls.
+    # Without pidfds (Linux before 5.3): a death is seen when the pipe closes, so a
+    # descendant that holds the pipe can hide it until the deadline.
     deadline = None if timeout is None else time.monotonic() + timeout
     while True:
         step = 0.05 if deadline is None else min(0.05, deadline - time.monotonic())
