@@ -1,33 +1,68 @@
-"""How one fit is run safely: in a child process that can be stopped and replaced.
+"""How one fit is run safely: in a fresh child process, forked from a clean template.
 
-Why a process, and why this one
+Why a process, and why a fresh one each time
     A learner is arbitrary code. It can raise anything (``SystemExit`` and
     ``KeyboardInterrupt`` included), loop for ever inside a compiled solver, block
     on an attribute, allocate until the operating system kills it, crash the
-    interpreter (a segmentation fault, ``os._exit``), or write into its input. Only
-    a separate process can be stopped at a deadline whatever it is doing, and only a
-    separate process dies alone. Each harness worker (a loky process, a thread, the
-    main process with ``n_jobs=1``, a dask worker thread) therefore runs its fits in
-    a *child process* of its own, created with ``os.fork`` so that it starts at once
-    with every module already imported, and keeps it for the following fits: the
-    cost of isolation is one message each way (well under a millisecond), not one
-    process per fit (about 10 ms here).
+    interpreter (a segmentation fault, ``os._exit``), write into its input, start
+    processes and threads, or change the state of the process it runs in: patch a
+    numpy or scikit-learn function, call ``np.seterr`` or ``np.random.seed``, set
+    environment variables or thread-pool limits, fill a module-level cache. Only a
+    separate process can be stopped at a deadline whatever it is doing, and only a
+    process that serves *one* request can leave nothing behind for the next one.
 
-What the child guarantees
-    * A deadline: the parent waits at most ``timeout`` seconds for the answer, then
-      kills the child (``SIGKILL``: no code can ignore it) and starts a new one for
-      the next request. Nothing of the stopped fit keeps running.
-    * A memory limit: before each request the child caps its address space at what
-      it uses plus ``memory_limit`` bytes (``RLIMIT_AS``), so a runaway allocation
-      raises ``MemoryError`` in that fit instead of exhausting the machine.
-    * Death is an outcome: when the child dies, the parent reports how (signal,
-      exit status) and starts a new child.
-    * No orphans: the child ignores Ctrl-C (the harness handles it), dies with its
-      parent (``PR_SET_PDEATHSIG`` on Linux), exits when idle, and is closed at the
-      end of a run; a child whose request left Python threads running is replaced.
+The fork server
+    Each harness worker (a loky process, a thread, the main process with
+    ``n_jobs=1``, a dask worker thread) forks a *template* process once: it has
+    every module imported, runs no learner or generator code, and has a single
+    thread. Every request (one draw, or one fit with its scoring) runs in a new
+    child forked from the template, so every fit starts from the same process
+    state, whatever the fits before it did, and whatever threads the worker has.
+    The template forks the child of the *next* request (a spare) once it has sent
+    its answer, while the worker stores it, or while a request runs when the
+    worker sent several at once (:meth:`ForkServer.call_each`: a fit's draw and
+    fit are one exchange). Its larger memory regions are backed by huge pages
+    where the kernel allows, so that ``fork`` and exit copy and free few
+    page-table entries. The garbage collector of the children does not walk what
+    they inherit (``gc.freeze``), which would copy it page by page.
 
-The child is generic: it runs ``serve(name, args)`` for each request; what that
-means (drawing a data set, fitting a learner) is defined in ``_tasks.py``.
+    What a draw produces (a cell's data, see ``_tasks.py``) is sent back to the
+    template, which keeps the last few (:class:`Server`): the children forked
+    after that inherit them through ``fork``; the spare, forked before, gets them
+    with its request. The template never unpickles anything but plain data.
+
+What every request is guaranteed
+    * A deadline: the template waits at most ``timeout`` seconds for the answer,
+      then kills the child and everything it started. Nothing of the stopped fit
+      keeps running.
+    * A memory limit: the child caps its address space at what it uses plus
+      ``memory_limit`` bytes (``RLIMIT_AS``), so a runaway allocation raises
+      ``MemoryError`` in that fit instead of exhausting the machine.
+    * Death is an outcome: when the child dies, the template reports how (signal,
+      exit status); it is watched through a pidfd, not a pipe, so a descendant that
+      inherited the pipe cannot turn a crash into a timeout.
+    * Nothing outlives a request: the child runs in a session of its own, and the
+      template is a child subreaper; when the request ends (answer, deadline,
+      death) the template kills the child's session and every process that was
+      left to it, and the child's threads end with the child.
+    * No orphans: the template and the children ignore the terminal's Ctrl-C (the
+      harness handles it); a child dies with its template, a template with the
+      worker thread that forked it (``PR_SET_PDEATHSIG``, then it kills what it
+      runs), a worker process started by ``multiprocessing`` (loky), even one
+      busy with a fit, with its parent (a thread waits on the parent's pidfd); a
+      template exits after 1.5 s without a request, and the run closes those of
+      its own process at its end. So when the process that called ``run()`` is
+      killed, even with ``SIGKILL``, the whole chain ends within moments.
+
+What it costs
+    One ``fork`` and one exit per draw and per fit, and the copy-on-write faults of
+    the child (it writes to reference counts of what it uses): some milliseconds
+    of CPU per request, measured in docs/performance.md; next to a fit of
+    hundreds of milliseconds, a few percent.
+
+The requests are generic: ``server(name, args)`` in the child, where ``server`` is
+a :class:`Server`; what the names mean (drawing a data set, fitting a learner) is
+defined in ``_tasks.py``.
 """
 
 from __future__ import annotations
@@ -35,38 +70,48 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import faulthandler
+import gc
+import multiprocessing
 import os
 import resource
+import select
 import signal
 import sys
 import threading
 import time
 import warnings
-from collections.abc import Callable, Iterator
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
-from multiprocessing.connection import Connection, Pipe
+from multiprocessing.connection import Connection, Pipe, wait
 from typing import Any
 
 from ._schema import Status
 
 __all__ = [
-    "ChildProcess",
+    "MISSING",
+    "ForkServer",
     "InProcess",
     "Outcome",
+    "Server",
     "close_children",
     "error_message",
     "truncate",
     "worker_for",
 ]
 
-# A child with no request for this long exits: workers of a finished run (loky
-# keeps its processes for reuse) do not keep idle children. It exits with its own
-# status, so that the parent tells this apart from a crash and starts a new one.
-_IDLE_EXIT_SECONDS = 30.0
+# A template with no request for this long exits: workers of a finished run (loky
+# keeps its processes for reuse) do not keep templates and children. It exits with
+# its own status, so that the worker tells this apart from a death and forks anew.
+_IDLE_EXIT_SECONDS = 1.5
 _IDLE_EXIT_STATUS = 111
+# A template that has not answered this long after the request's own deadline is
+# broken (it never should be): the worker kills it and reports a timeout.
+_TEMPLATE_GRACE_SECONDS = 30.0
 # Failure messages keep the head of long texts: a row is not a log.
 _MAX_MESSAGE = 2000
 _PR_SET_PDEATHSIG = 1
+_PR_SET_CHILD_SUBREAPER = 36
 
 _SIGNAL_NAMES = {
     signal.SIGSEGV: "a segmentation fault (SIGSEGV)",
@@ -76,6 +121,15 @@ _SIGNAL_NAMES = {
     signal.SIGILL: "an illegal instruction (SIGILL)",
     signal.SIGTERM: "a termination request (SIGTERM)",
 }
+
+
+class _Missing:
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+MISSING: Any = _Missing()
+"""What :meth:`Server.cached` returns when a request needs a child."""
 
 
 @dataclass(frozen=True)
@@ -88,7 +142,7 @@ class Outcome:
         ``OK``, or how it failed: ``FAILED`` (it raised), ``TIMEOUT``,
         ``CRASHED`` (its process died), ``MEMORY``.
     value : object
-        What ``serve`` returned (``None`` unless ``OK``).
+        What the server returned (``None`` unless ``OK``).
     message : str
         What happened, for a failure.
     elapsed : float
@@ -111,10 +165,79 @@ def error_message(exc: BaseException) -> str:
     return truncate(f"{type(exc).__name__}: {exc}")
 
 
-def _run(serve: Callable[[str, tuple], Any], name: str, args: tuple) -> Outcome:
+class Server:
+    """The requests a fork server runs, and the plain data its template keeps.
+
+    A subclass defines one method per request name; ``server(name, args)`` calls
+    it in a fresh child. What a request computes that later requests reuse (a
+    drawn data set) it passes to :meth:`keep`: the entry goes back to the template
+    with the answer, and every later child has it. :meth:`cached` answers, in the
+    template and without a child, a request whose answer is in the kept data; it
+    must run no code of a learner or a generator. Kept values must be plain data
+    (arrays, numbers, strings, containers of them): the template unpickles them.
+    """
+
+    # The last ``min_kept`` entries are kept whatever their size; older ones while
+    # all of them take at most ``max_kept_bytes`` (the template's memory is copied,
+    # in page tables, at every fork) and number at most ``max_kept``.
+    min_kept = 4
+    max_kept_bytes = 64 * 2**20
+    max_kept = 1024
+
+    def __init__(self) -> None:
+        self.kept: OrderedDict[Hashable, Any] = OrderedDict()
+        self._sizes: dict[Hashable, int] = {}
+        self._fresh: dict[Hashable, Any] = {}
+
+    def __call__(self, name: str, args: tuple) -> Any:
+        return getattr(self, name)(*args)
+
+    def cached(self, name: str, args: tuple) -> Any:
+        """The answer from the kept data, or :data:`MISSING` (the default)."""
+        return MISSING
+
+    def warm_up(self) -> None:
+        """Run once in the template, before any child is forked (default: nothing).
+
+        What a first call does once per process (lazy imports, caches of
+        signatures and configurations) would otherwise be done again by every
+        child. Only the server's own code, on fixed toy data: the template's state
+        stays the same whatever the study's learners and generators are.
+        """
+
+
+    def size(self, value: Any) -> int:
+        """Bytes a kept value takes (default: 0, so only ``min_kept`` bounds)."""
+        return 0
+
+    def keep(self, key: Hashable, value: Any) -> None:
+        """Keep ``value`` for the following requests (the oldest entries go)."""
+        self._fresh[key] = value
+        self.merge({key: value})
+
+    def merge(self, entries: dict) -> None:
+        """Take kept entries computed elsewhere."""
+        for key, value in entries.items():
+            self.kept[key] = value
+            self.kept.move_to_end(key)
+            self._sizes[key] = self.size(value)
+        total = sum(self._sizes.values())
+        while len(self.kept) > self.min_kept and (
+            total > self.max_kept_bytes or len(self.kept) > self.max_kept
+        ):
+            key, _ = self.kept.popitem(last=False)
+            total -= self._sizes.pop(key)
+
+    def take_fresh(self) -> dict:
+        """The entries kept since the last call (to send back to the template)."""
+        fresh, self._fresh = self._fresh, {}
+        return fresh
+
+
+def _run(server: Server, name: str, args: tuple) -> Outcome:
     start = time.perf_counter()
     try:
-        value = serve(name, args)
+        value = server(name, args)
     except MemoryError as exc:
         return Outcome(
             Status.MEMORY, None, error_message(exc), time.perf_counter() - start
@@ -134,33 +257,57 @@ class InProcess:
     Ctrl-C of the user cannot be told apart from one raised by a learner.
     """
 
-    def __init__(self, serve: Callable[[str, tuple], Any]) -> None:
-        self._serve = serve
+    def __init__(self, server: Server) -> None:
+        self._server = server
 
     def call(self, name: str, args: tuple, timeout: float | None = None) -> Outcome:
-        """Run ``serve(name, args)`` here; see :meth:`ChildProcess.call`."""
-        outcome = _run(self._serve, name, args)
-        if outcome.message.startswith("KeyboardInterrupt"):
-            raise KeyboardInterrupt
-        return outcome
+        """Run ``server(name, args)`` here; see :meth:`ForkServer.call`."""
+        return self.call_each([(name, args)], timeout)[0]
+
+    def call_each(
+        self, requests: list[tuple[str, tuple]], timeout: float | None = None
+    ) -> list[Outcome]:
+        """Run requests in turn here; see :meth:`ForkServer.call_each`."""
+        outcomes = []
+        for name, args in requests:
+            value = self._server.cached(name, args)
+            if value is not MISSING:
+                outcomes.append(Outcome(Status.OK, value, "", 0.0))
+                continue
+            outcome = _run(self._server, name, args)
+            self._server.take_fresh()
+            if outcome.message.startswith("KeyboardInterrupt"):
+                raise KeyboardInterrupt
+            outcomes.append(outcome)
+            if outcome.status is not Status.OK:
+                break
+        return outcomes
 
     def close(self) -> None:
         """Nothing to release."""
 
 
-def _die_with_parent(parent: int) -> None:
-    """Ask Linux to kill this process when its parent dies; exit if it already has."""
+# --------------------------------------------------------------------------------------
+# Process plumbing (Linux; elsewhere the calls that are missing are skipped)
+# --------------------------------------------------------------------------------------
+
+
+def _prctl(option: int, value: int) -> None:
     with contextlib.suppress(OSError, AttributeError):
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0)
+
+
+def _die_with_parent(parent: int, signum: int) -> None:
+    """Have ``signum`` sent to this process when its parent dies; exit if it has."""
+    _prctl(_PR_SET_PDEATHSIG, signum)
     if os.getppid() != parent:  # the parent died before prctl took effect
         os._exit(0)
 
 
 def _fresh_standard_streams() -> None:
-    # Another thread of the parent may have held the lock of sys.stdout at the fork;
-    # in the child that lock would never be released. New stream objects on the
-    # same descriptors keep a learner's prints working.
+    # Another thread of the worker may have held the lock of sys.stdout at the
+    # fork; in the template that lock would never be released. New stream objects
+    # on the same descriptors keep a learner's prints working.
     for name, fd in (("stdout", 1), ("stderr", 2)):
         with contextlib.suppress(OSError, ValueError):
             setattr(sys, name, open(os.dup(fd), "w", buffering=1))
@@ -175,56 +322,549 @@ def _address_space() -> int:
         return 0
 
 
-@contextlib.contextmanager
-def _memory_limit(limit: int | None) -> Iterator[None]:
-    if limit is None:
-        yield
+_MADV_HUGEPAGE = 14
+_MADV_COLLAPSE = 25  # Linux 6.1+
+_HUGE_PAGE = 2 * 2**20
+
+
+def _huge_pages() -> None:
+    """Back this process's larger writable anonymous mappings with huge pages.
+
+    ``fork`` copies a process's page tables, and exit frees them: for a template
+    of some 100 MB that is one entry per 4 KiB page, milliseconds per child. A
+    2 MiB huge page is one entry. Where the kernel cannot (no transparent huge
+    pages, an older kernel, no free huge page), nothing changes.
+    """
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+        with open("/proc/self/maps") as maps:
+            lines = maps.read().splitlines()
+    except (OSError, AttributeError):
         return
-    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    cap = _address_space() + limit
-    if hard != resource.RLIM_INFINITY:
-        cap = min(cap, hard)
-    resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
-    try:
-        yield
-    finally:
-        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+    for line in lines:
+        fields = line.split()
+        if "w" not in fields[1] or (len(fields) > 5 and fields[5] != "[heap]"):
+            continue
+        low, high = (int(x, 16) for x in fields[0].split("-"))
+        start = -(-low // _HUGE_PAGE) * _HUGE_PAGE
+        end = high // _HUGE_PAGE * _HUGE_PAGE
+        if end - start >= _HUGE_PAGE:
+            libc.madvise(start, end - start, _MADV_HUGEPAGE)
+            libc.madvise(start, end - start, _MADV_COLLAPSE)
 
 
-def _child_main(
-    conn: Connection, serve: Callable[[str, tuple], Any], memory_limit: int | None
-) -> None:
-    """The loop of the child process; never returns."""
+def _pidfd(pid: int) -> int | None:
+    """A descriptor that becomes readable when ``pid`` exits (None if unsupported)."""
     try:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        # A crash is reported as a row; a traceback dump of the dying child on the
-        # terminal would only alarm.
-        faulthandler.disable()
-        _fresh_standard_streams()
-        while True:
-            if not conn.poll(_IDLE_EXIT_SECONDS):
-                os._exit(_IDLE_EXIT_STATUS)
-            try:
-                name, args = conn.recv()
-            except (EOFError, OSError):
-                break
-            with _memory_limit(memory_limit):
-                outcome = _run(serve, name, args)
-            try:
-                conn.send(outcome)
-            except Exception as exc:
-                conn.send(
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return None
+
+
+def _wait_ready(conn: Connection, pidfd: int | None, timeout: float | None) -> bool:
+    """Wait until ``conn`` has data or the process behind ``pidfd`` has exited."""
+    if pidfd is not None:
+        return bool(wait([conn, pidfd], timeout))
+    # Without pidfds (Linux before 5.3): a death is seen when the pipe closes, so a
+    # descendant that holds the pipe can hide it until the deadline.
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while True:
+        step = 0.05 if deadline is None else min(0.05, deadline - time.monotonic())
+        if step <= 0:
+            return False
+        if conn.poll(step):
+            return True
+
+
+def _reap(pid: int) -> int | None:
+    with contextlib.suppress(ChildProcessError):
+        return os.waitpid(pid, 0)[1]
+    return None
+
+
+def _children() -> list[int]:
+    """This process's children (Linux; [] where unknown)."""
+    path = f"/proc/self/task/{os.getpid()}/children"
+    try:
+        with open(path) as children:
+            return [int(pid) for pid in children.read().split()]
+    except (OSError, ValueError):
+        return []
+
+
+def _kill_group(pid: int) -> None:
+    with contextlib.suppress(OSError):
+        os.killpg(pid, signal.SIGKILL)
+    with contextlib.suppress(OSError):
+        os.kill(pid, signal.SIGKILL)
+
+
+def _death(status: int | None, memory_limit: int | None, elapsed: float) -> Outcome:
+    """The outcome of a request whose process died with wait status ``status``."""
+    if status is not None and os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
+        if number == signal.SIGKILL:
+            return Outcome(
+                Status.MEMORY,
+                None,
+                "its process was killed by the operating system (SIGKILL), most "
+                "likely for running out of memory",
+                elapsed,
+            )
+        what = _SIGNAL_NAMES.get(number, f"signal {signal.Signals(number).name}")
+        message = f"its process died of {what}"
+    else:
+        code = os.WEXITSTATUS(status) if status is not None else "unknown"
+        message = (
+            f"its process exited with status {code} before answering "
+            "(os._exit, or exit called from C code)"
+        )
+    if memory_limit is not None:
+        message += (
+            f"; its memory limit was {memory_limit / 2**20:.0f} MiB, and a "
+            "failed allocation in C code can end like this"
+        )
+    return Outcome(Status.CRASHED, None, message, elapsed)
+
+
+# --------------------------------------------------------------------------------------
+# The child: one request, then exit
+# --------------------------------------------------------------------------------------
+
+
+def _child_main(conn: Connection, server: Server, memory_limit: int | None) -> None:
+    """Serve one request from the template; never returns."""
+    try:
+        # A session of its own: the template kills it whole, and the terminal's
+        # Ctrl-C (sent to the foreground process group) does not reach it.
+        os.setsid()
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        try:
+            name, args, shipped = conn.recv()
+        except (EOFError, OSError):  # the template closed: a spare not needed
+            os._exit(0)
+        server.merge(shipped)
+        if memory_limit is not None:
+            hard = resource.getrlimit(resource.RLIMIT_AS)[1]
+            cap = _address_space() + memory_limit
+            if hard != resource.RLIM_INFINITY:
+                cap = min(cap, hard)
+            resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+        outcome = _run(server, name, args)
+        fresh = server.take_fresh() if outcome.status is Status.OK else {}
+        try:
+            conn.send((outcome, fresh))
+        except Exception as exc:
+            conn.send(
+                (
                     Outcome(
                         Status.FAILED,
                         None,
                         f"its result cannot be sent back: {error_message(exc)}",
                         outcome.elapsed,
-                    )
+                    ),
+                    {},
                 )
-            if threading.active_count() > 1:
-                break  # the request left threads running: start afresh
+            )
     finally:
         os._exit(0)
+
+
+@dataclass
+class _Child:
+    pid: int
+    conn: Connection
+    pidfd: int | None
+    generation: int  # of the template's kept data when it was forked
+
+    def close(self) -> None:
+        self.conn.close()
+        if self.pidfd is not None:
+            os.close(self.pidfd)
+
+
+# --------------------------------------------------------------------------------------
+# The template: forks a child per request, keeps the drawn data
+# --------------------------------------------------------------------------------------
+
+
+class _Template:
+    """The loop of the template process (one instance, in that process)."""
+
+    def __init__(
+        self, conn: Connection, server: Server, memory_limit: int | None
+    ) -> None:
+        self.pid = os.getpid()
+        self.conn = conn
+        self.server = server
+        self.memory_limit = memory_limit
+        self.generation = 0
+        self.stamps: dict[Hashable, int] = {}  # kept key: generation it came in
+        self.spare: _Child | None = None
+        self.running: _Child | None = None
+        # Children killed after their answer, reaped when their pidfd says so.
+        self.ending: dict[int, _Child] = {}
+
+    def fork_child(self) -> _Child:
+        ours, theirs = Pipe(duplex=True)
+        pid = os.fork()
+        if pid == 0:
+            try:
+                _die_with_parent(self.pid, signal.SIGKILL)
+                ours.close()
+                self.conn.close()
+                for child in (self.spare, self.running, *self.ending.values()):
+                    if child is not None:
+                        child.close()
+            finally:
+                _child_main(theirs, self.server, self.memory_limit)
+        theirs.close()
+        return _Child(pid, ours, _pidfd(pid), self.generation)
+
+    def end(self, child: _Child, *, wait: bool = True) -> None:
+        """Kill ``child``, its session and whatever it left; reap them.
+
+        With ``wait=False`` (a child that has answered) the kill is sent now and
+        the reaping waits for its pidfd, so that the worker does not wait for the
+        child's exit.
+        """
+        _kill_group(child.pid)
+        if not wait and child.pidfd is not None:
+            self.ending[child.pid] = child
+            return
+        child.close()
+        _reap(child.pid)
+        self.sweep()
+
+    def reap_ended(self, ready: list) -> None:
+        for pid, child in list(self.ending.items()):
+            if child.pidfd in ready:
+                del self.ending[pid]
+                child.close()
+                _reap(pid)
+        self.sweep()
+
+    def sweep(self) -> None:
+        # Processes whose parent died were re-parented to this subreaper; only the
+        # spare (and the children being ended) may live. Killing one may orphan
+        # more, which come here in turn.
+        keep = set(self.ending)
+        if self.spare is not None:
+            keep.add(self.spare.pid)
+        for _ in range(100):
+            strays = [pid for pid in _children() if pid not in keep]
+            if not strays:
+                return
+            for pid in strays:
+                _kill_group(pid)
+                _reap(pid)
+
+    def shutdown(self, *_: Any) -> None:
+        """Kill every child and what they started, and exit (SIGTERM)."""
+        self.finish(0)
+
+    def finish(self, status: int) -> None:
+        for child in (self.running, self.spare, *self.ending.values()):
+            if child is not None:
+                _kill_group(child.pid)
+        self.spare = self.running = None
+        self.ending = {}
+        self.sweep()
+        os._exit(status)
+
+    def main(self) -> None:
+        """Serve requests until idle or told to stop; never returns."""
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, self.shutdown)
+        _prctl(_PR_SET_CHILD_SUBREAPER, 1)
+        # A crash is reported as a row; a traceback dump of a dying child on the
+        # terminal would only alarm.
+        faulthandler.disable()
+        _fresh_standard_streams()
+        with contextlib.suppress(Exception):
+            self.server.warm_up()
+        # The children's garbage collector must not walk (and so copy, page by
+        # page) the objects they inherit.
+        gc.collect()
+        gc.freeze()
+        _huge_pages()
+        idle_since = time.monotonic()
+        while True:
+            pidfds = [child.pidfd for child in self.ending.values()]
+            left = _IDLE_EXIT_SECONDS - (time.monotonic() - idle_since)
+            ready = wait([self.conn, *pidfds], max(left, 0.0))
+            if not ready:
+                self.finish(_IDLE_EXIT_STATUS)
+            if self.ending and any(fd in ready for fd in pidfds):
+                self.reap_ended(ready)
+            if self.conn not in ready:
+                continue
+            try:
+                requests, timeout = self.conn.recv()
+            except (EOFError, OSError):
+                self.finish(0)
+            self.conn.send(self.serve_each(requests, timeout))
+            # The next request's child is forked (and warms up) while the worker
+            # stores these answers and sends the next requests.
+            if self.spare is None:
+                self.spare = self.fork_child()
+            idle_since = time.monotonic()
+
+    def serve_each(
+        self, requests: list[tuple[str, tuple]], timeout: float | None
+    ) -> list[Outcome]:
+        """Answer requests in turn, until one fails; their outcomes."""
+        outcomes = []
+        for i, (name, args) in enumerate(requests):
+            value = self.server.cached(name, args)
+            if value is not MISSING:
+                outcomes.append(Outcome(Status.OK, value, "", 0.0))
+                continue
+            outcome = self.serve(name, args, timeout, more=i + 1 < len(requests))
+            if self.running is not None:
+                self.end(self.running, wait=False)
+                self.running = None
+            outcomes.append(outcome)
+            if outcome.status is not Status.OK:
+                break
+        return outcomes
+
+    def serve(
+        self, name: str, args: tuple, timeout: float | None, *, more: bool
+    ) -> Outcome:
+        """Run one request in a fresh child; its outcome.
+
+        With ``more`` requests to follow, the next child is forked while this one
+        runs.
+        """
+        child = self.spare if self.spare is not None else self.fork_child()
+        self.spare = None
+        if _exited(child):  # a spare that died waiting (killed from outside)
+            self.end(child)
+            child = self.fork_child()
+        shipped = {
+            key: self.server.kept[key]
+            for key, generation in self.stamps.items()
+            if generation > child.generation and key in self.server.kept
+        }
+        self.running = child
+        start = time.perf_counter()
+        try:
+            child.conn.send((name, args, shipped))
+        except OSError:
+            pass  # it died: the wait below says how
+        if more:
+            self.spare = self.fork_child()
+        ready = _wait_ready(child.conn, child.pidfd, timeout)
+        elapsed = time.perf_counter() - start
+        if not ready:
+            self.running = None
+            self.end(child)
+            return Outcome(
+                Status.TIMEOUT,
+                None,
+                f"still running after the timeout of {timeout:g} s; its process "
+                "was stopped",
+                elapsed,
+            )
+        try:
+            # Dead, with nothing sent: the pipe may still be open (a process the
+            # child started holds its end), so do not wait on it.
+            if not child.conn.poll(0):
+                raise EOFError
+            outcome, fresh = child.conn.recv()
+        except (EOFError, OSError):
+            self.running = None
+            _kill_group(child.pid)
+            child.close()
+            status = _reap(child.pid)
+            self.sweep()
+            return _death(status, self.memory_limit, elapsed)
+        if fresh:
+            self.generation += 1
+            for key in fresh:
+                self.stamps[key] = self.generation
+            self.server.merge(fresh)
+            kept = self.server.kept
+            self.stamps = {k: g for k, g in self.stamps.items() if k in kept}
+        return outcome
+
+
+def _exited(child: _Child) -> bool:
+    if child.pidfd is not None:
+        return bool(select.select([child.pidfd], [], [], 0)[0])
+    return False
+
+
+# --------------------------------------------------------------------------------------
+# The worker's side
+# --------------------------------------------------------------------------------------
+
+# Forks of this process's templates, one at a time, so that none inherits the
+# other end of another template's pipe while it is being set up.
+_FORK_LOCK = threading.Lock()
+
+
+class ForkServer:
+    """A template process that runs each request in a fresh forked child.
+
+    Parameters
+    ----------
+    server : Server
+        Run in the children (inherited through ``fork``, never pickled).
+    memory_limit : int or None
+        Bytes each request may allocate on top of what its child already uses.
+    """
+
+    def __init__(self, server: Server, memory_limit: int | None = None) -> None:
+        self._server = server
+        self._memory_limit = memory_limit
+        self._pid: int | None = None
+        self._pidfd: int | None = None
+        self._conn: Connection | None = None
+
+    def _start(self) -> None:
+        _watch_parent()
+        with _FORK_LOCK:
+            parent_end, template_end = Pipe(duplex=True)
+            parent = os.getpid()
+            with warnings.catch_warnings():
+                # Python 3.12+ warns that forking a multi-threaded process may
+                # deadlock the child on a lock another thread held; the template
+                # touches no such lock (fresh standard streams, no logging, no
+                # thread pools of ours), and its own children fork from it alone.
+                warnings.simplefilter("ignore", DeprecationWarning)
+                pid = os.fork()
+            if pid == 0:
+                try:
+                    parent_end.close()
+                    # SIGTERM, not SIGKILL: the template kills what it runs first.
+                    _die_with_parent(parent, signal.SIGTERM)
+                finally:
+                    _Template(template_end, self._server, self._memory_limit).main()
+            template_end.close()
+        self._pid, self._conn, self._pidfd = pid, parent_end, _pidfd(pid)
+
+    def _stop(self, *, kill: bool = True) -> int | None:
+        """Reap the template (stopping it first, unless it is exiting on its own).
+
+        A stopped template kills its children and what they started before it
+        exits; one that does not exit within a second is killed. Returns its wait
+        status, or None if there was none.
+        """
+        pid, conn, pidfd = self._pid, self._conn, self._pidfd
+        self._pid = self._conn = self._pidfd = None
+        if conn is not None:
+            conn.close()
+        if pid is None:
+            return None
+        if kill:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGTERM)
+            deadline = time.monotonic() + 1.0
+            while time.monotonic() < deadline:
+                with contextlib.suppress(ChildProcessError):
+                    done, status = os.waitpid(pid, os.WNOHANG)
+                    if done:
+                        break
+                time.sleep(0.001)
+            else:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+        status = _reap(pid)
+        if pidfd is not None:
+            os.close(pidfd)
+        return status
+
+    def call(self, name: str, args: tuple, timeout: float | None = None) -> Outcome:
+        """Run ``server(name, args)`` in a fresh child, within ``timeout`` seconds.
+
+        Parameters
+        ----------
+        name : str
+            The request's name.
+        args : tuple
+            Its arguments (pickled).
+        timeout : float or None
+            Deadline in seconds; None waits for ever.
+
+        Returns
+        -------
+        Outcome
+            What became of the request.
+        """
+        return self.call_each([(name, args)], timeout)[0]
+
+    def call_each(
+        self, requests: list[tuple[str, tuple]], timeout: float | None = None
+    ) -> list[Outcome]:
+        """Run requests in turn, each in a fresh child, until one fails.
+
+        One message each way for all of them. ``timeout`` applies to each.
+
+        Returns
+        -------
+        list of Outcome
+            One per request run: all of them, or up to the first that failed.
+        """
+        outcomes = self._attempt(requests, timeout)
+        if outcomes is None:  # the template had just left for idleness: a new one
+            outcomes = self._attempt(requests, timeout)
+        return outcomes or [_death(None, self._memory_limit, 0.0)]
+
+    def _attempt(
+        self, requests: list[tuple[str, tuple]], timeout: float | None
+    ) -> list[Outcome] | None:
+        if self._conn is not None and self._template_exited():
+            self._stop(kill=False)  # idle exit, or its worker thread ended
+        if self._conn is None:
+            self._start()
+        start = time.perf_counter()
+        try:
+            self._conn.send((requests, timeout))
+            limit = (
+                None
+                if timeout is None
+                else len(requests) * timeout + _TEMPLATE_GRACE_SECONDS
+            )
+            if not _wait_ready(self._conn, self._pidfd, limit):
+                self._stop()
+                return [
+                    Outcome(
+                        Status.TIMEOUT,
+                        None,
+                        f"still running after the timeout of {timeout:g} s; its "
+                        "process was stopped",
+                        time.perf_counter() - start,
+                    )
+                ]
+            if not self._conn.poll(0):  # the template died, with nothing sent
+                raise EOFError
+            return self._conn.recv()
+        except (BrokenPipeError, ConnectionResetError, EOFError, OSError):
+            status = self._stop(kill=False)
+            if _idle_exit(status):
+                return None
+            # The template itself died (the operating system's out-of-memory
+            # killer, or someone else's signal): the request died with it.
+            elapsed = time.perf_counter() - start
+            return [_death(status, self._memory_limit, elapsed)]
+        except BaseException:  # Ctrl-C while waiting: no child outlives the harness
+            self._stop()
+            raise
+
+    def _template_exited(self) -> bool:
+        if self._pidfd is not None:
+            return bool(select.select([self._pidfd], [], [], 0)[0])
+        with contextlib.suppress(ChildProcessError):
+            return os.waitpid(self._pid, os.WNOHANG)[0] != 0
+        return True
+
+    def close(self) -> None:
+        """Stop the template, its children and what they started."""
+        self._stop()
 
 
 def _idle_exit(status: int | None) -> bool:
@@ -235,156 +875,54 @@ def _idle_exit(status: int | None) -> bool:
     )
 
 
-class ChildProcess:
-    """A forked child that serves requests, stopped at deadlines and replaced.
+_WATCHING = False
 
-    Parameters
-    ----------
-    serve : callable
-        ``serve(name, args) -> value``, run in the child. It is inherited through
-        ``fork`` (never pickled), together with whatever it refers to.
-    memory_limit : int or None
-        Bytes each request may allocate on top of what the child already uses.
+
+def _watch_parent() -> None:
+    """In a worker process started by ``multiprocessing`` (loky), die with its parent.
+
+    A worker busy with a fit does not read its task queue, so it would not notice
+    that the run was killed; a thread of its own waits for the parent's exit and
+    ends the worker, whose templates then end their children.
     """
+    global _WATCHING
+    parent = multiprocessing.parent_process()
+    if _WATCHING or parent is None or parent.pid is None:
+        return
+    _WATCHING = True
+    pidfd = _pidfd(parent.pid)
+    if os.getppid() != parent.pid:
+        os._exit(1)
 
-    def __init__(
-        self, serve: Callable[[str, tuple], Any], memory_limit: int | None = None
-    ) -> None:
-        self._serve = serve
-        self._memory_limit = memory_limit
-        self._pid: int | None = None
-        self._conn: Connection | None = None
-
-    def _start(self) -> None:
-        parent_end, child_end = Pipe(duplex=True)
-        parent = os.getpid()
-        with warnings.catch_warnings():
-            # Python 3.12+ warns that forking a multi-threaded process may deadlock
-            # the child on a lock another thread held; the child touches no such
-            # lock (fresh standard streams, no logging, no thread pools of ours).
-            warnings.simplefilter("ignore", DeprecationWarning)
-            pid = os.fork()
-        if pid == 0:  # the child
-            parent_end.close()
-            _die_with_parent(parent)
-            _child_main(child_end, self._serve, self._memory_limit)
-        child_end.close()
-        self._pid, self._conn = pid, parent_end
-
-    def _stop(self, *, kill: bool = True) -> int | None:
-        """Reap the child (killing it first, unless it is exiting on its own).
-
-        Returns its wait status, or None if there was none.
-        """
-        pid, conn = self._pid, self._conn
-        self._pid = self._conn = None
-        if conn is not None:
-            conn.close()
-        if pid is None:
-            return None
-        if kill:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-        with contextlib.suppress(ChildProcessError):
-            return os.waitpid(pid, 0)[1]
-        return None
-
-    def _death(self, status: int | None, elapsed: float) -> Outcome:
-        if status is not None and os.WIFSIGNALED(status):
-            number = os.WTERMSIG(status)
-            if number == signal.SIGKILL:
-                return Outcome(
-                    Status.MEMORY,
-                    None,
-                    "its process was killed by the operating system (SIGKILL), most "
-                    "likely for running out of memory",
-                    elapsed,
-                )
-            what = _SIGNAL_NAMES.get(number, f"signal {signal.Signals(number).name}")
-            message = f"its process died of {what}"
+    def watch() -> None:
+        if pidfd is not None:
+            select.select([pidfd], [], [])
         else:
-            code = os.WEXITSTATUS(status) if status is not None else "unknown"
-            message = (
-                f"its process exited with status {code} before answering "
-                "(os._exit, or exit called from C code)"
-            )
-        if self._memory_limit is not None:
-            message += (
-                f"; its memory limit was {self._memory_limit / 2**20:.0f} MiB, and a "
-                "failed allocation in C code can end like this"
-            )
-        return Outcome(Status.CRASHED, None, message, elapsed)
+            while os.getppid() == parent.pid:
+                time.sleep(0.2)
+        os._exit(1)
 
-    def call(self, name: str, args: tuple, timeout: float | None = None) -> Outcome:
-        """Run ``serve(name, args)`` in the child, within ``timeout`` seconds.
-
-        Parameters
-        ----------
-        name : str
-            Passed to ``serve``.
-        args : tuple
-            Passed to ``serve`` (pickled).
-        timeout : float or None
-            Deadline in seconds; None waits for ever.
-
-        Returns
-        -------
-        Outcome
-            What became of the request. After a timeout or a death the child is
-            gone; the next call starts a new one.
-        """
-        outcome = self._attempt(name, args, timeout)
-        if outcome is None:  # the child had just left for idleness: ask a new one
-            outcome = self._attempt(name, args, timeout)
-        return outcome or self._death(None, 0.0)
-
-    def _attempt(self, name: str, args: tuple, timeout: float | None) -> Outcome | None:
-        if self._conn is None:
-            self._start()
-        start = time.perf_counter()
-        try:
-            self._conn.send((name, args))
-            if not self._conn.poll(timeout):
-                self._stop()
-                return Outcome(
-                    Status.TIMEOUT,
-                    None,
-                    f"still running after the timeout of {timeout:g} s; its process "
-                    "was stopped",
-                    time.perf_counter() - start,
-                )
-            return self._conn.recv()
-        except (BrokenPipeError, ConnectionResetError, EOFError, OSError):
-            status = self._stop(kill=False)
-            if _idle_exit(status):
-                return None
-            return self._death(status, time.perf_counter() - start)
-        except BaseException:  # Ctrl-C while waiting: no child outlives the harness
-            self._stop()
-            raise
-
-    def close(self) -> None:
-        """Stop the child (if any)."""
-        self._stop()
+    threading.Thread(target=watch, name="skggm-bench-parent-watch", daemon=True).start()
 
 
-# Request servers of this process, by owner (a worker thread and a study), so that
-# a worker thread reuses its child across tasks and the run can close them all.
-_CHILDREN: dict[tuple[int, str], ChildProcess | InProcess] = {}
+# Fork servers of this process, by owner (a worker thread and a study), so that a
+# worker thread reuses its template across tasks and the run can close them all.
+_CHILDREN: dict[tuple[int, str], ForkServer | InProcess] = {}
 _CHILDREN_LOCK = threading.Lock()
 
 
 def worker_for(
     token: str,
-    make_serve: Callable[[], Callable[[str, tuple], Any]],
+    make_server: Callable[[], Server],
     *,
     isolate: bool,
     memory_limit: int | None,
-) -> ChildProcess | InProcess:
+) -> ForkServer | InProcess:
     """The request server of the calling thread for the study ``token``.
 
     One per (thread, study), kept across tasks so that what it has drawn is reused;
-    ``make_serve`` is called only when a new one is needed.
+    ``make_server`` (returning a :class:`Server`) is called only when a new one is
+    needed.
     """
     key = (threading.get_ident(), token)
     with _CHILDREN_LOCK:
@@ -393,17 +931,18 @@ def worker_for(
             # A worker of another study in this thread is of no further use.
             for old in [k for k in _CHILDREN if k[0] == key[0]]:
                 _CHILDREN.pop(old).close()
-            serve = make_serve()
+            server = make_server()
             worker = _CHILDREN[key] = (
-                ChildProcess(serve, memory_limit) if isolate else InProcess(serve)
+                ForkServer(server, memory_limit) if isolate else InProcess(server)
             )
     return worker
 
 
 def close_children(token: str | None = None) -> None:
-    """Stop the children of this process (of one study, or all of them)."""
+    """Stop the fork servers of this process (of one study, or all of them)."""
     with _CHILDREN_LOCK:
         keys = [k for k in _CHILDREN if token is None or k[1] == token]
         children = [_CHILDREN.pop(k) for k in keys]
     for child in children:
         child.close()
+

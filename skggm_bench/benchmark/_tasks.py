@@ -6,10 +6,12 @@ learner on one data set of a cell: a data model and a sample size. Each fit is o
 task, so that the scheduler can balance the work finely; a worker draws a cell once
 and keeps it for the following fits of that cell.
 
-Everything that runs a learner's or a generator's code runs in the worker's child
-process (``_isolation.py``): the draw (``"prepare"``) and the fit with its scoring
-(``"fit"``) are two requests, each with its own deadline, so that a slow draw is
-never blamed on a learner.
+Everything that runs a learner's or a generator's code runs in a fresh child
+process of the worker's fork server (``_isolation.py``): the draw (``"prepare"``)
+and the fit with its scoring (``"fit"``) are two requests, each with its own
+deadline, so that a slow draw is never blamed on a learner. A drawn cell is kept
+(as plain arrays) by the fork server's template, so the children of its later fits
+inherit it, and a ``"prepare"`` of a kept cell needs no child at all.
 """
 
 from __future__ import annotations
@@ -20,16 +22,14 @@ import json
 import math
 import pickle
 import time
-from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from sklearn.base import clone
+from sklearn.base import BaseEstimator, clone
 
 from ..datasets._pipeline import (
-    TrueModel,
     draw_graph,
     draw_latent,
     draw_model,
@@ -38,7 +38,7 @@ from ..datasets._pipeline import (
 from ..metrics import GroundTruth, score_learner
 from ..utils._validation import constant_columns, constant_columns_message
 from ._graphs import GraphEntry
-from ._isolation import error_message, truncate, worker_for
+from ._isolation import MISSING, Server, error_message, truncate, worker_for
 from ._messages import ok_message
 from ._provenance import package_versions
 from ._schema import CELL_COLUMNS, DATA_HASH, KEY_COLUMNS, Status
@@ -46,9 +46,11 @@ from ._seeding import cell_seed, learner_seed
 
 __all__ = ["Cell", "Fit", "Spec", "data_hash", "run_fit"]
 
-# Cells a worker keeps drawn (a few: the scheduler sends the fits of a cell close
-# together, and one cell of p = 1000 variables is about 10 MB).
+# Cells a worker keeps drawn: at least the last 4 (one cell of p = 1000 variables
+# is tens of MB), more while they take at most 64 MB (thousands of small cells: the
+# scheduler hands out a cell's sample sizes far apart).
 _CACHED_CELLS = 4
+_CACHED_BYTES = 64 * 2**20
 _SIGNAL = tuple(c for c in CELL_COLUMNS if c not in ("seed", DATA_HASH))
 
 
@@ -139,12 +141,12 @@ _PRELOADED: set[str] = set()
 
 
 def _preload(modules: tuple[str, ...]) -> None:
-    """Import a learner's modules in the worker, before its child process forks.
+    """Import a learner's modules in the worker, before its fork server starts.
 
-    A child forked from a worker that has imported them starts with them, so
-    that no fit's deadline pays for an import (importing scikit-learn's
-    covariance module takes longer than a tight timeout), and a replaced child
-    does not pay again. A module that cannot be imported here is left to the
+    The template forked from a worker that has imported them starts with them,
+    and so does every fit's child: no fit's deadline pays for an import
+    (importing scikit-learn's covariance module takes longer than a tight
+    timeout). A module that cannot be imported here is left to the
     fit, which then fails with the reason (``load_learner``).
     """
     for module in modules:
@@ -183,31 +185,77 @@ def seed_estimator(estimator: Any, seed: int) -> None:
         estimator.set_params(**dict(zip(names, seeds.tolist(), strict=True)))
 
 
+class _Toy(BaseEstimator):
+    """The learner of the warm-up: its estimate is its input, as a covariance."""
+
+    def __init__(self, random_state=None):
+        self.random_state = random_state
+
+    def fit(self, X, y=None):
+        self.covariance_ = np.array(X)
+        self.precision_ = np.linalg.inv(self.covariance_)
+        return self
+
+
 @dataclass
 class _CellData:
+    """A drawn cell, as plain arrays (the fork server's template keeps it)."""
+
     seed: int
-    truth: TrueModel
+    adjacency: np.ndarray
+    covariance: np.ndarray
+    precision: np.ndarray
     latent: np.ndarray
+    signal: dict
     observed: dict[str, np.ndarray]
     # (data model, n_samples) -> data hash: every learner of a data set shares it.
     hashes: dict[tuple[str, int], str] = field(default_factory=dict)
 
 
-class _Server:
-    """What a worker's child process does: draw cells, fit and score learners."""
+class _Server(Server):
+    """What a worker's fork server does: draw cells, fit and score learners."""
+
+    min_kept = _CACHED_CELLS
+    max_kept_bytes = _CACHED_BYTES
 
     def __init__(self, spec: Spec) -> None:
+        super().__init__()
         self.spec = spec
-        self.cells: OrderedDict[Cell, _CellData] = OrderedDict()
-        self.learners: dict[str, Any] = {}
 
-    def __call__(self, name: str, args: tuple) -> Any:
-        return getattr(self, name)(*args)
+    def cached(self, name: str, args: tuple) -> Any:
+        if name == "prepare":
+            cell, data_model, n_samples = args
+            data = self.kept.get(cell)
+            found = None if data is None else data.hashes.get((data_model, n_samples))
+            if found is not None:
+                self.kept.move_to_end(cell)
+                return data.signal | {DATA_HASH: found}
+        return MISSING
+
+    def size(self, value: _CellData) -> int:
+        arrays = [value.adjacency, value.covariance, value.precision, value.latent]
+        return sum(a.nbytes for a in [*arrays, *value.observed.values()])
+
+    def warm_up(self) -> None:
+        """Draw, fit and score a toy problem with this package's own code."""
+        from ..generators import DiagonalDominance
+
+        graph = draw_graph("erdos_renyi", 4, 0.5, {}, 0)
+        truth = draw_model(graph.adjacency, DiagonalDominance(), self.spec.model, 0)
+        latent = draw_latent(truth, 8, 0)
+        observe(latent, truth.covariance, None, 0)
+        truth.signal()
+        estimator = clone(_Toy())
+        seed_estimator(estimator, 0)
+        estimator.fit(np.array(truth.covariance))
+        scored = GroundTruth(
+            truth.adjacency, self.spec.model, truth.covariance, truth.precision
+        )
+        score_learner(estimator, scored, self.spec.metrics)
 
     def _cell(self, cell: Cell) -> _CellData:
-        data = self.cells.get(cell)
+        data = self.kept.get(cell)
         if data is not None:
-            self.cells.move_to_end(cell)
             return data
         spec = self.spec
         entry = spec.graphs[cell.graph]
@@ -220,9 +268,17 @@ class _Server:
             graph.adjacency, spec.generators[cell.generator], spec.model, seed
         )
         latent = draw_latent(truth, spec.largest_n[cell.n_features], seed)
-        data = self.cells[cell] = _CellData(seed, truth, latent, {})
-        while len(self.cells) > _CACHED_CELLS:
-            self.cells.popitem(last=False)
+        signal = truth.signal() | {"n_added_edges": int(truth.n_added_edges)}
+        data = _CellData(
+            seed,
+            np.asarray(truth.adjacency, dtype=bool),
+            np.asarray(truth.covariance, dtype=np.float64),
+            np.asarray(truth.precision, dtype=np.float64),
+            np.asarray(latent, dtype=np.float64),
+            {name: _plain(value) for name, value in signal.items()},
+            {},
+        )
+        self.keep(cell, data)
         return data
 
     def prepare(self, cell: Cell, data_model: str, n_samples: int) -> dict:
@@ -231,22 +287,21 @@ class _Server:
         With the hash of the data set of ``n_samples`` rows the learner will get.
         """
         data = self._cell(cell)
-        if data_model not in data.observed:
-            data.observed[data_model], _ = observe(
-                data.latent,
-                data.truth.covariance,
-                self.spec.data_models[data_model],
-                data.seed,
-            )
         key = (data_model, n_samples)
         if key not in data.hashes:
-            data.hashes[key] = data_hash(
-                data.observed[data_model][:n_samples], data.truth.matrix
+            if data_model not in data.observed:
+                data.observed[data_model], _ = observe(
+                    data.latent,
+                    data.covariance,
+                    self.spec.data_models[data_model],
+                    data.seed,
+                )
+            matrix = data.precision if self.spec.model == "concentration" else (
+                data.covariance
             )
-        return data.truth.signal() | {
-            "n_added_edges": data.truth.n_added_edges,
-            DATA_HASH: data.hashes[key],
-        }
+            data.hashes[key] = data_hash(data.observed[data_model][:n_samples], matrix)
+            self.keep(cell, data)  # back to the template, for the following fits
+        return data.signal | {DATA_HASH: data.hashes[key]}
 
     def fit(self, fit: Fit) -> dict:
         """Fit the learner on its own copy of the data set; score it."""
@@ -256,9 +311,9 @@ class _Server:
         # the data of the next one.
         observed = data.observed[fit.data_model][: fit.n_samples]
         X = np.array(observed)
-        if fit.learner not in self.learners:
-            self.learners[fit.learner] = load_learner(spec.learners[fit.learner])
-        estimator = clone(self.learners[fit.learner])
+        # Loaded here, in the fit's own child: a learner the worker cannot load
+        # fails its own fits, never the run (nor the template).
+        estimator = clone(load_learner(spec.learners[fit.learner]))
         seed_estimator(
             estimator,
             learner_seed(
@@ -276,10 +331,7 @@ class _Server:
         estimator.fit(X)
         fit_time = time.perf_counter() - start
         truth = GroundTruth(
-            data.truth.adjacency,
-            spec.model,
-            data.truth.covariance,
-            data.truth.precision,
+            data.adjacency, spec.model, data.covariance, data.precision
         )
         result: dict[str, Any] = {"fit_time": fit_time}
         data_notes = [constant_columns_message(constant)] if constant.size else []
@@ -316,6 +368,11 @@ def data_hash(X: np.ndarray, matrix: np.ndarray) -> str:
     return digest.hexdigest()[:32]
 
 
+def _plain(value: Any) -> int | float:
+    """A number of the signal as a Python number (the template unpickles it)."""
+    return int(value) if isinstance(value, (int, np.integer)) else float(value)
+
+
 def _seed(spec: Spec, cell: Cell) -> int:
     density = spec.graphs[cell.graph].drawn_density(cell.density)
     return cell_seed(spec.entropy, cell.graph, cell.n_features, density, cell.repeat)
@@ -349,16 +406,25 @@ def run_fit(spec: Spec, fit: Fit) -> dict:
     crashes or runs out of memory gives its status and what happened.
     """
     seed = _seed(spec, fit.cell)
-    _preload(spec.modules[fit.learner])  # before the worker's child is forked
+    # Every learner's modules, before the worker's fork server starts: its
+    # template, and so every fit's child, then starts with all of them imported,
+    # whichever learner the worker happens to serve first.
+    for modules in spec.modules.values():
+        _preload(modules)
     worker = worker_for(
         spec.token,
         lambda: _Server(spec),
         isolate=spec.isolate,
         memory_limit=spec.memory_limit,
     )
-    prepared = worker.call(
-        "prepare", (fit.cell, fit.data_model, fit.n_samples), spec.timeout
+    # The draw (answered at once when the data set is kept) and the fit: two
+    # requests, each with its own deadline, in one exchange with the worker's
+    # fork server; the fit runs only if the draw succeeded.
+    outcomes = worker.call_each(
+        [("prepare", (fit.cell, fit.data_model, fit.n_samples)), ("fit", (fit,))],
+        spec.timeout,
     )
+    prepared = outcomes[0]
     if prepared.status is not Status.OK:
         reason = prepared.message
         if prepared.status is Status.TIMEOUT:
@@ -368,7 +434,7 @@ def run_fit(spec: Spec, fit: Fit) -> dict:
             Status.FAILED, f"data generation failed: {reason}", math.nan, spec.metrics
         )
     row = _row(spec, fit, seed, prepared.value)
-    outcome = worker.call("fit", (fit,), spec.timeout)
+    outcome = outcomes[1]
     if outcome.status is not Status.OK:
         return row | _failure(
             outcome.status, outcome.message, outcome.elapsed, spec.metrics

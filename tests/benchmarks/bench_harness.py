@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import time
 import warnings
 
@@ -75,12 +76,14 @@ def warm_up(n_jobs: int, backend: str) -> float:
     return time.perf_counter() - start
 
 
-def scaling(n_jobs_list: list[int], backend: str, out: str | None) -> list[dict]:
+def scaling(
+    n_jobs_list: list[int], backend: str, out: str | None, n_repeats: int = 8
+) -> list[dict]:
     learners = get_preset("quick").make_learners()
     rows: list[dict] = []
     for n_jobs in n_jobs_list:
         startup = warm_up(n_jobs, backend) if n_jobs > 1 else 0.0
-        bench = grid(learners, n_jobs, backend)
+        bench = grid(learners, n_jobs, backend, n_repeats=n_repeats)
         start = time.perf_counter()
         with threadpool_limits(1):
             frame = bench.run().frame
@@ -143,36 +146,65 @@ def overhead(backend: str) -> dict:
     learners = {"null": NullLearner()}
     grid(learners, 1, backend, n_repeats=1).run()  # warm: imports, a child process
     bench = grid(learners, 1, backend, n_repeats=20)
+    load = os.getloadavg()[0]
+    cpu = cpu_seconds()
     start = time.perf_counter()
     frame = bench.run().frame
     wall = time.perf_counter() - start
+    cpu = cpu_seconds() - cpu
     drawing = draw_time(bench)
     per_fit = (wall - drawing) / len(frame)
+    cpu_per_fit = (cpu - drawing) / len(frame)
     print(
         f"\noverhead: {len(frame)} fits that do nothing in {wall:.2f} s, of which "
         f"{drawing:.2f} s draw the {len(frame) // 2} data sets (graph, matrix, data, "
-        f"signal); the harness itself: {1e3 * per_fit:.1f} ms per fit (child round "
-        "trips, cloning, scoring, store writes, scheduling)"
+        f"signal); the harness itself: {1e3 * per_fit:.1f} ms per fit (process "
+        "round trips, forks, cloning, scoring, store writes, scheduling), "
+        f"{1e3 * cpu_per_fit:.1f} ms of CPU per fit in all its processes; load "
+        f"average {load:.2f} before, {os.getloadavg()[0]:.2f} after",
+        flush=True,
     )
     return {
         "fits": len(frame),
         "wall_s": wall,
         "draw_s": drawing,
         "per_fit_ms": 1e3 * per_fit,
+        "cpu_per_fit_ms": 1e3 * cpu_per_fit,
+        "load_average": load,
     }
+
+
+def cpu_seconds() -> float:
+    """CPU time of this process and of its children that have ended (and theirs)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n-jobs", type=int, nargs="+", default=[1, 2])
+    parser.add_argument(
+        "--n-jobs",
+        type=int,
+        nargs="+",
+        help="worker counts of the scaling figure (default: 1 2, or none with "
+        "--overhead)",
+    )
     parser.add_argument("--backend", default="loky")
+    parser.add_argument(
+        "--n-repeats",
+        type=int,
+        default=8,
+        help="repeats of the scaling grid (8: 576 fits; fewer for a quicker figure)",
+    )
     parser.add_argument("--overhead", action="store_true")
     parser.add_argument("--out", help="write the figures to this JSON file")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     os.environ.setdefault("PYTHONWARNINGS", "ignore")
     print(f"{os.cpu_count()} CPUs; load average {os.getloadavg()}", flush=True)
-    rows = scaling(args.n_jobs, args.backend, args.out)
+    n_jobs = args.n_jobs or ([] if args.overhead else [1, 2])
+    rows = scaling(n_jobs, args.backend, args.out, args.n_repeats)
     figures = {"cpus": os.cpu_count(), "scaling": rows}
     if args.overhead:
         figures["overhead"] = overhead(args.backend)

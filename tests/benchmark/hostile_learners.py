@@ -1,0 +1,118 @@
+"""Learners that change the process they run in, or leave processes behind.
+
+A helper module (not a test module) so that loky workers, dask workers and a CLI
+run in a subprocess can import the classes by name.
+"""
+
+import ctypes
+import os
+import subprocess
+import threading
+import time
+
+import numpy as np
+import sklearn.covariance._shrunk_covariance as shrunk
+from sklearn.base import BaseEstimator
+from threadpoolctl import threadpool_info, threadpool_limits
+
+# A module-level cache, as a learner's helper module might keep one.
+CACHE: dict = {}
+
+
+def _estimate(estimator, X):
+    covariance = np.cov(X, rowvar=False) + 0.1 * np.eye(X.shape[1])
+    estimator.covariance_ = covariance
+    estimator.precision_ = np.linalg.inv(covariance)
+    return estimator
+
+
+class Poisoner(BaseEstimator):
+    """Fits well, but first changes the state of its process as ``kind`` says."""
+
+    def __init__(self, kind="numpy_patch"):
+        self.kind = kind
+
+    def fit(self, X, y=None):
+        kind = self.kind
+        if kind == "numpy_patch":
+            cov = np.cov
+            np.cov = lambda *args, **kwargs: 3.0 * cov(*args, **kwargs)
+        elif kind == "sklearn_patch":
+            shrunk.ledoit_wolf_shrinkage = lambda *args, **kwargs: 0.9
+        elif kind == "seterr":
+            np.seterr(all="raise")
+        elif kind == "global_seed":
+            np.random.seed(0)  # noqa: NPY002 - the global state is the point
+        elif kind == "environ":
+            os.environ["SKGGM_BENCH_POISON"] = "1"
+        elif kind == "threadpool":
+            threadpool_limits(limits=3)
+        elif kind == "module_cache":
+            CACHE["ridge"] = 5.0
+        else:
+            raise ValueError(f"unknown kind {kind!r}")
+        return _estimate(self, X)
+
+
+def _blas_threads() -> int:
+    return sum(pool["num_threads"] for pool in threadpool_info())
+
+
+class Probe(BaseEstimator):
+    """A learner whose estimate depends on every kind of state a Poisoner changes.
+
+    Its ridge is the sum of what it sees: the BLAS thread count, the global random
+    state, ``np.geterr``, an environment variable and the module cache. In a clean
+    process these are the same for every fit, so its rows are reproducible; in a
+    poisoned one its rows change.
+    """
+
+    def __init__(self, scale=0.01):
+        self.scale = scale
+
+    def fit(self, X, y=None):
+        seeded = np.array_equal(
+            np.random.get_state()[1],  # noqa: NPY002 - the global state
+            np.random.RandomState(0).get_state()[1],
+        )
+        seen = (
+            _blas_threads()
+            + 10 * seeded
+            + 100 * (np.geterr()["under"] == "raise")
+            + 1000 * ("SKGGM_BENCH_POISON" in os.environ)
+            + CACHE.get("ridge", 0.0)
+        )
+        covariance = np.cov(X, rowvar=False) + self.scale * (1 + seen) * np.eye(
+            X.shape[1]
+        )
+        self.covariance_ = covariance
+        self.precision_ = np.linalg.inv(covariance)
+        return self
+
+
+class Leaver(BaseEstimator):
+    """Fits well, but leaves something running as ``kind`` says.
+
+    ``tag`` is the first argument of the ``sleep`` it starts, so that a test finds
+    exactly its processes.
+    """
+
+    def __init__(self, kind="subprocess", tag="600.1", pause=0.0):
+        self.kind = kind
+        self.tag = tag
+        self.pause = pause
+
+    def fit(self, X, y=None):
+        kind = self.kind
+        if kind in ("subprocess", "new_session", "then_segfault", "then_exit"):
+            subprocess.Popen(
+                ["sleep", self.tag], start_new_session=kind == "new_session"
+            )
+        elif kind == "thread":
+            threading.Thread(target=time.sleep, args=(600,)).start()
+        time.sleep(self.pause)
+        if kind == "then_segfault":
+            ctypes.string_at(0)
+        if kind == "then_exit":
+            os._exit(7)
+        return _estimate(self, X)

@@ -1,0 +1,280 @@
+"""Every fit starts from the same clean process, and no process outlives a run.
+
+The learners of ``hostile_learners`` change the process they fit in (a patched
+numpy and scikit-learn function, ``np.seterr``, ``np.random.seed``, an environment
+variable, thread-pool limits, a module-level cache) or leave processes and threads
+behind. Whatever they do, every other learner's rows are those of a run without
+them, value for value, on every backend; and once ``run()`` has returned (or the
+CLI has been killed), nothing they started is left.
+"""
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+import uuid
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from hostile_learners import Leaver, Poisoner, Probe
+from sklearn.covariance import GraphicalLasso, LedoitWolf
+
+from skggm_bench.benchmark import Benchmark
+from skggm_bench.generators import DiagonalDominance
+
+pytestmark = pytest.mark.filterwarnings(
+    "ignore::sklearn.exceptions.ConvergenceWarning"
+)
+
+KINDS = (
+    "numpy_patch",
+    "sklearn_patch",
+    "seterr",
+    "global_seed",
+    "environ",
+    "threadpool",
+    "module_cache",
+)
+VICTIMS = {
+    "probe": Probe(),
+    "lw": LedoitWolf(),
+    "glasso": GraphicalLasso(alpha=0.2),
+}
+
+
+def study(learners, n_jobs=1, backend="loky", **changes):
+    params = {
+        "densities": (0.3,),
+        "n_features": 8,
+        "n_samples": (40,),
+        "n_repeats": 3,
+        "metrics": ("f1", "frobenius_loss", "kl_divergence"),
+        "random_state": 0,
+        "timeout": 30.0,
+        "n_jobs": n_jobs,
+        "backend": backend,
+    } | changes
+    return Benchmark({"dd": DiagonalDominance()}, learners, **params)
+
+
+def victims_rows(frame):
+    rows = frame[frame.learner.isin(list(VICTIMS))]
+    return rows.drop(columns="fit_time").reset_index(drop=True)
+
+
+def poisoned_and_clean(n_jobs, backend):
+    # Each poisoner is named to sort before the victims, so that the scheduler's
+    # ties hand it out first and a victim runs after it in the same worker.
+    poisoners = {f"a_{kind}": Poisoner(kind) for kind in KINDS}
+    poisoned = study(poisoners | VICTIMS, n_jobs, backend).run().frame
+    clean = study(VICTIMS, n_jobs, backend).run().frame
+    return poisoned, clean
+
+
+def check_untouched(poisoned, clean):
+    assert (poisoned.status == "ok").all(), poisoned.message.tolist()
+    assert len(victims_rows(poisoned)) == 3 * len(VICTIMS)
+    pd.testing.assert_frame_equal(victims_rows(poisoned), victims_rows(clean))
+
+
+@pytest.mark.parametrize(
+    ("n_jobs", "backend"),
+    [(1, "loky"), (2, "loky"), (1, "threading"), (2, "threading")],
+)
+def test_no_learner_changes_another_learners_rows(n_jobs, backend):
+    check_untouched(*poisoned_and_clean(n_jobs, backend))
+
+
+def test_no_learner_changes_another_learners_rows_on_dask():
+    distributed = pytest.importorskip("distributed", reason="needs dask[distributed]")
+    with (
+        distributed.LocalCluster(
+            n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster),
+    ):
+        check_untouched(*poisoned_and_clean(2, "dask"))
+
+
+def test_the_probe_sees_poison_in_a_shared_process(monkeypatch):
+    # The tests above can fail: in one shared process the poisoners change the
+    # victims' rows. (What they change here is undone at the end.)
+    import numpy as np
+    import sklearn.covariance._shrunk_covariance as shrunk
+    from hostile_learners import CACHE
+    from threadpoolctl import threadpool_limits
+
+    monkeypatch.setattr(np, "cov", np.cov)
+    monkeypatch.setattr(shrunk, "ledoit_wolf_shrinkage", shrunk.ledoit_wolf_shrinkage)
+    monkeypatch.setattr(os, "environ", os.environ.copy())
+    poisoners = {f"a_{kind}": Poisoner(kind) for kind in KINDS}
+    clean = study(VICTIMS, isolate=False, timeout=None).run().frame
+    errors, state = np.geterr(), np.random.get_state()  # noqa: NPY002
+    try:
+        with threadpool_limits(limits=None):  # restores the limits on exit
+            shared = study(poisoners | VICTIMS, isolate=False, timeout=None).run()
+    finally:
+        np.seterr(**errors)
+        np.random.set_state(state)  # noqa: NPY002
+        CACHE.clear()
+    assert not victims_rows(shared.frame).equals(victims_rows(clean))
+
+
+# --------------------------------------------------------------------------------------
+# No process outlives its fit, the run, or a killed CLI
+# --------------------------------------------------------------------------------------
+
+
+def processes_with(text: str) -> list[int]:
+    """PIDs of the live processes whose command line or environment holds ``text``."""
+    found = []
+    needle = text.encode()
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            if stat[0] == "Z":
+                continue
+            if needle in (entry / "cmdline").read_bytes() or needle in (
+                entry / "environ"
+            ).read_bytes():
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+def gone_within(text: str, seconds: float) -> list[int]:
+    deadline = time.monotonic() + seconds
+    while (left := processes_with(text)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return left
+
+
+def grandchildren() -> list[int]:
+    """Live children of the children of this process (templates of loky workers)."""
+    me = str(os.getpid())
+    children, found = set(), []
+    stats = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        stats[stat.parent.name] = fields
+        if fields[1] == me:
+            children.add(stat.parent.name)
+    for pid, fields in stats.items():
+        if fields[1] in children and fields[0] != "Z":
+            found.append(int(pid))
+    return found
+
+
+@pytest.mark.parametrize(
+    ("n_jobs", "backend"), [(1, "loky"), (2, "loky"), (2, "threading")]
+)
+def test_nothing_a_learner_starts_outlives_the_run(n_jobs, backend, forked_children):
+    tag = f"600.{uuid.uuid4().int % 10**9}"
+    learners = {
+        "subprocess": Leaver("subprocess", tag),
+        "new_session": Leaver("new_session", tag),
+        "thread": Leaver("thread", tag),
+        "lw": LedoitWolf(),
+    }
+    frame = study(learners, n_jobs, backend, n_repeats=2).run().frame
+    assert (frame.status == "ok").all(), frame.message.tolist()
+    # Every fit's processes were ended with it: none is left even now.
+    assert processes_with(tag) == []
+    assert forked_children() == []
+    # loky keeps its workers for the next run; their templates go when idle.
+    deadline = time.monotonic() + 5
+    while grandchildren() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert grandchildren() == []
+
+
+@pytest.mark.parametrize("backend", ["loky", "threading"])
+def test_a_crash_is_a_crash_even_when_a_descendant_holds_the_pipe(backend):
+    # A learner that starts a process and then dies: the process keeps the child's
+    # end of the pipe open, so the death must be seen some other way than by the
+    # pipe closing, or it is recorded as a timeout.
+    tag = f"600.{uuid.uuid4().int % 10**9}"
+    learners = {
+        "segfault": Leaver("then_segfault", tag),
+        "os_exit": Leaver("then_exit", tag),
+        "lw": LedoitWolf(),
+    }
+    for _ in range(3):
+        frame = study(learners, 2, backend, n_repeats=2, timeout=5.0).run().frame
+        by_learner = frame.groupby("learner").status.agg(set).to_dict()
+        assert by_learner == {"segfault": {"crashed"}, "os_exit": {"crashed"},
+                              "lw": {"ok"}}, frame.message.tolist()  # fmt: skip
+        assert (frame.fit_time < 5.0).all()
+    assert gone_within(tag, 5) == []
+
+
+STUDY = """
+n_features = 8
+densities = [0.3]
+n_samples = [40]
+n_repeats = 40
+metrics = ["f1"]
+random_state = 0
+generators = ["DiagonalDominance"]
+[learners.leaver]
+class = "hostile_learners.Leaver"
+kind = "subprocess"
+tag = "{tag}"
+pause = 0.2
+[learners.threads]
+class = "hostile_learners.Leaver"
+kind = "thread"
+tag = "{tag}"
+pause = 0.2
+"""
+
+
+@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGINT])
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_nothing_of_a_killed_cli_run_is_left(tmp_path, how, n_jobs):
+    tag = f"600.{uuid.uuid4().int % 10**9}"
+    mark = f"SKGGM_BENCH_RUN_{uuid.uuid4().hex}"
+    config = tmp_path / "study.toml"
+    config.write_text(textwrap.dedent(STUDY.format(tag=tag)))
+    store = tmp_path / "study.sqlite"
+    env = os.environ | {
+        "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), *sys.path]),
+        "PYTHONWARNINGS": "ignore",
+        mark: "1",
+    }
+    command = [sys.executable, "-m", "skggm_bench.cli", "run", "--config",
+               str(config), "--store", str(store), "--n-jobs", str(n_jobs),
+               "--no-progress"]  # fmt: skip
+    process = subprocess.Popen(
+        command,
+        env=env,
+        stderr=subprocess.PIPE,
+        # A new session, for the clean-up below if the test fails; SIGINT back to
+        # its default, as under a terminal (a background job ignores it).
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    try:
+        # Kill it while learners run: once their sleeps are running.
+        deadline = time.monotonic() + 60
+        while not processes_with(tag) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert processes_with(tag), "no fit started"
+        time.sleep(0.3)
+        process.send_signal(how)
+        process.communicate(timeout=60)
+        assert process.returncode in (-signal.SIGKILL, 130)
+        assert gone_within(mark, 5) == []
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        for pid in processes_with(mark):  # pragma: no cover - only on failure
+            os.kill(pid, signal.SIGKILL)
