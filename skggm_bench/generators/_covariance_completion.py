@@ -176,8 +176,8 @@ def _anderson_step(
     """Next iterate ``F(x) - dF gamma``; updates the histories in place."""
     memory = history_g.shape[1]
     slot = (sweep - 2) % memory
-    history_g[:, slot] = g - previous_g
-    history_f[:, slot] = f - previous_f
+    np.subtract(g, previous_g, out=history_g[:, slot])
+    np.subtract(f, previous_f, out=history_f[:, slot])
     # Only the new difference's inner products change in dG^T dG.
     products = (history_g @ history_g[:, slot, :, None])[:, :, 0]
     gram[:, slot, :] = products
@@ -193,4 +193,5 @@ def _anderson_step(
     ridge = 1e-10 * np.trace(gram, axis1=1, axis2=2) + np.finfo(float).tiny
     system = gram + ridge[:, None, None] * np.eye(memory)
     gamma = np.linalg.solve(system, history_g @ g[:, :, None])
-    return f - (np.swapaxes(gamma, 1, 2) @ history_f)[:, 0, :]
+    step = np.matmul(np.swapaxes(gamma, 1, 2), history_f)[:, 0, :]
+    return np.subtract(f, step, out=step)

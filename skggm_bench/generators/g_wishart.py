@@ -60,6 +60,7 @@ from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
+from scipy.linalg import lapack
 from sklearn.utils._param_validation import StrOptions
 
 from ..graphs import triangulate
@@ -128,14 +129,26 @@ def sample_wishart(
     >>> bool(np.allclose(W.mean(axis=0), 5.0 * np.eye(3), atol=0.3))
     True
     """
+    factor = _wishart_factor(df, scale_cholesky, n_samples, rng)
+    return factor @ np.swapaxes(factor, -1, -2)
+
+
+def _wishart_factor(
+    df: float, scale_cholesky: np.ndarray, n_samples: int, rng: np.random.RandomState
+) -> np.ndarray:
+    """Lower Cholesky factors ``L A`` of the draws of ``sample_wishart``."""
     p = scale_cholesky.shape[0]
     bartlett = np.zeros((n_samples, p, p))
     rows, cols = np.tril_indices(p, -1)
     bartlett[:, rows, cols] = rng.standard_normal((n_samples, rows.size))
     index = np.arange(p)
     bartlett[:, index, index] = np.sqrt(rng.chisquare(df - index, (n_samples, p)))
-    factor = scale_cholesky @ bartlett
-    return factor @ np.swapaxes(factor, -1, -2)
+    diagonal = np.diagonal(scale_cholesky)
+    if np.array_equal(scale_cholesky, np.diag(diagonal)):
+        # A diagonal L (the default identity scale) scales rows: the same numbers
+        # as the product, without a batch of dense p x p products.
+        return diagonal[:, None] * bartlett
+    return scale_cholesky @ bartlett
 
 
 def complete_covariance(
@@ -687,17 +700,34 @@ class GWishart(GraphicalModelGenerator):
         self, n_samples: int, rng: np.random.RandomState
     ) -> np.ndarray:
         p = self.n_nodes_
-        wishart = sample_wishart(
+        factor = _wishart_factor(
             self.df + p - 1, self._wishart_cholesky, n_samples, rng
         )
         if self.adjacency_.sum() == p * (p - 1):
             # Complete graph: the completion is the identity map.
             self.n_iter_ = 0
-            return wishart
+            return factor @ np.swapaxes(factor, -1, -2)
         completion, self.n_iter_ = complete_covariance(
-            _symmetric_inverse(wishart), self._neighbours, self.tol, self.max_iter
+            _inverse_from_cholesky(factor), self._neighbours, self.tol, self.max_iter
         )
         return _symmetric_inverse(completion)
+
+
+def _inverse_from_cholesky(factors: np.ndarray) -> np.ndarray:
+    """``(F F^T)^{-1}`` for a batch of lower Cholesky factors ``F``, exactly symmetric.
+
+    LAPACK's ``potri`` from the factor the Bartlett draw already is: a third of
+    the flops of forming ``F F^T`` and inverting it by LU.
+    """
+    inverses = np.empty_like(factors)
+    for k, factor in enumerate(factors):
+        inverse, info = lapack.dpotri(factor, lower=True)
+        if info != 0:
+            raise np.linalg.LinAlgError("Wishart factor is singular")
+        inverses[k] = inverse
+    # potri fills the lower triangle only.
+    lower = np.tril(inverses)
+    return lower + np.swapaxes(np.tril(inverses, -1), -1, -2)
 
 
 def _symmetric_inverse(matrices: np.ndarray) -> np.ndarray:
