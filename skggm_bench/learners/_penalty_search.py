@@ -12,6 +12,8 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.utils._param_validation import HasMethods, Interval
 
+from ._glasso_path import plain_graphical_lasso_path
+
 # The attributes through which the harness and the scorers read a learner
 # (``adjacency_``, ``precision_``, ``partial_correlation_``, ``covariance_``)
 # plus the edge scores of learners that have no matrix to rank by.
@@ -106,14 +108,33 @@ def fitted_edges(fitted) -> np.ndarray:
 def edge_path(estimator, param: str, alphas: np.ndarray, X: np.ndarray) -> np.ndarray:
     """Edges of ``estimator`` fitted on ``X`` at every penalty, (n_alphas, p, p).
 
-    A learner with an ``adjacency_path(X, alphas)`` method (the node-wise
-    learners and correlation thresholding of this package, which follow the
-    whole path with warm starts) computes it in one pass when the tuned
-    parameter is its ``alpha``; any other learner is fitted once per penalty.
+    The path protocol, when the tuned parameter is the learner's ``alpha``:
+
+    * a learner with an ``adjacency_path(X, alphas)`` method (the node-wise
+      learners, CLIME and correlation thresholding of this package, which
+      follow the whole path with warm starts) computes it in one pass;
+    * scikit-learn's ``GraphicalLasso`` is solved along the path by the exact
+      screened, warm-started solver of ``_glasso_path`` (a penalty where it does
+      not settle is fitted by the learner itself);
+    * any other learner is fitted once per penalty.
+
+    The shortcuts give the edges of the exact solutions, which a learner that
+    stops at a tolerance (``GraphicalLasso``) may miss by an entry near zero.
     """
-    if param == "alpha" and hasattr(estimator, "adjacency_path"):
+    if param == "alpha" and callable(getattr(estimator, "adjacency_path", None)):
         return np.asarray(estimator.adjacency_path(X, alphas), dtype=bool)
-    return np.stack([fitted_edges(fit_at(estimator, param, a, X)) for a in alphas])
+    path = None
+    if param == "alpha":
+        path = plain_graphical_lasso_path(estimator, X, alphas)
+    if path is None:
+        return np.stack([fitted_edges(fit_at(estimator, param, a, X)) for a in alphas])
+    precisions, solved = path
+    edges = precisions != 0
+    for k in np.flatnonzero(~solved):
+        edges[k] = fitted_edges(fit_at(estimator, param, alphas[k], X))
+    for k in range(alphas.size):
+        np.fill_diagonal(edges[k], False)
+    return edges
 
 
 class ProtocolAttributesMixin:
