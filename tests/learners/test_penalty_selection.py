@@ -275,6 +275,7 @@ def test_ric_random_rotations_are_reproducible():
         NeighbourhoodSelection(rule="and"),
         TIGER(),
         ThresholdedCorrelation(),
+        CLIME(),
     ],
     ids=repr,
 )
