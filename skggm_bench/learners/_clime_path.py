@@ -17,11 +17,13 @@ sign); the solutions at the requested penalties are read off on the way. This
 is the parametric simplex of Vanderbei (and of R's fastclime, Pang, Liu &
 Vanderbei 2014), written from the method's description.
 
-Each solution read off is recomputed from its basis by one linear solve (so
-the pivots' rounding does not accumulate into it) and checked: feasible to
-``_FEASIBILITY_TOL`` and with ``b+``, ``b-`` non-negative. A column whose path
-breaks down (a pivot without an eligible entering variable, or a solution
-failing the check) is reported, and the caller solves it by HiGHS.
+A solution is read off with the current inverse of its basis and certified:
+primal feasible (``b+, b- >= 0``, ``|S b - e_j| <= alpha``) and dual feasible
+(reduced costs of the right signs), both to ``_FEASIBILITY_TOL``, which makes it
+optimal. Failing that, the inverse is recomputed from the basis (undoing the
+pivots' rounding) and the check repeated. A column whose path breaks down (no
+eligible entering variable, a check failing twice, or too many pivots) is
+reported, and the caller solves it by HiGHS.
 """
 
 import numpy as np
@@ -33,63 +35,77 @@ _PIVOT_TOL = 1e-9
 _FEASIBILITY_TOL = 1e-9
 # Pivots per column before the path is declared stuck (cycling).
 _MAX_PIVOTS_PER_FEATURE = 20
+# Columns in lockstep hold a p x p inverse each; at most this many entries
+# (32 MiB) at once, so that large p is followed in groups of columns.
+_LOCKSTEP_ENTRIES = 2**22
 
 
 class _Columns:
     """The simplex state of the columns still on their way, in lockstep.
 
     Every column ``j`` has its own basis of ``p`` of the ``3 p`` variables
-    (``b+``, ``b-``, ``r``); ``inverse`` is ``B^-1`` and ``product``
-    ``B^-1 S``, which give the whole tableau ``B^-1 [S, -S, -I]``, its right-hand
-    side ``B^-1 e_j`` (column ``j`` of ``B^-1``) and, with the basic costs, the
-    reduced costs. ``tau[i]`` is ``+1`` / ``-1`` when ``r_i`` is nonbasic at
-    ``+alpha`` / ``-alpha`` and 0 when it is basic.
+    (``b+``, ``b-``, ``r``) and its inverse ``B^-1``, which gives the tableau
+    ``B^-1 [S, -S, -I]`` row by row and column by column, and the right-hand
+    side ``B^-1 e_j`` (column ``j`` of ``B^-1``). ``reduced`` are the reduced
+    costs, updated at each pivot. ``tau[i]`` is ``+1`` / ``-1`` when ``r_i`` is
+    nonbasic at ``+alpha`` / ``-alpha`` and 0 when it is basic.
     """
 
-    def __init__(self, S):
-        p = S.shape[0]
+    def __init__(self, S, cols):
+        p, m = S.shape[0], cols.size
         self.S = S
         self.A = np.hstack([S, -S, -np.eye(p)])
         self.cost = np.concatenate([np.ones(2 * p), np.zeros(p)])
-        self.cols = np.arange(p)
+        self.cols = cols
         # Every r basic (B = -I): r = -e_j, optimal for alpha >= 1.
-        self.inverse = np.broadcast_to(-np.eye(p), (p, p, p)).copy()
-        self.product = np.broadcast_to(-S, (p, p, p)).copy()
-        self.basis = np.tile(np.arange(2 * p, 3 * p), (p, 1))
-        self.tau = np.zeros((p, p))
-        self.alpha = np.ones(p)
-        self.next = np.zeros(p, dtype=int)  # next penalty of the grid to read
+        self.inverse = np.broadcast_to(-np.eye(p), (m, p, p)).copy()
+        self.reduced = np.tile(self.cost, (m, 1))
+        self.basis = np.tile(np.arange(2 * p, 3 * p), (m, 1))
+        self.tau = np.zeros((m, p))
+        self.alpha = np.ones(m)
+        self.next = np.zeros(m, dtype=int)  # next penalty of the grid to read
 
     def keep(self, kept):
-        for name in ("cols", "inverse", "product", "basis", "tau", "alpha", "next"):
+        for name in ("cols", "inverse", "reduced", "basis", "tau", "alpha", "next"):
             setattr(self, name, getattr(self, name)[kept])
 
     def refresh(self, which):
-        """Recompute ``B^-1`` and ``B^-1 S`` of columns ``which`` from their basis;
-        False where the basis is singular."""
+        """Recompute ``B^-1`` of columns ``which`` from their basis; False where
+        the basis is singular."""
         B = np.transpose(self.A[:, self.basis[which]], (1, 0, 2))
         regular = np.linalg.slogdet(B)[0] != 0
-        inverse = np.linalg.inv(np.where(regular[:, None, None], B, np.eye(B.shape[1])))
-        self.inverse[which] = inverse
-        self.product[which] = inverse @ self.S
+        eye = np.eye(B.shape[1])
+        self.inverse[which] = np.linalg.inv(np.where(regular[:, None, None], B, eye))
         return regular
 
     def read(self, which, alpha):
-        """``b`` of columns ``which`` at penalties ``alpha`` (after refresh), and
-        whether each is a feasible vertex."""
+        """``b`` of columns ``which`` at penalties ``alpha``, and whether each is
+        certified optimal (primal and dual feasible)."""
         m, p = which.size, self.S.shape[0]
+        inverse = self.inverse[which]
+        basis = self.basis[which]
+        tau = self.tau[which]
         unit = np.zeros((m, p))
         unit[np.arange(m), self.cols[which]] = 1.0
-        values = np.einsum(
-            "kij,kj->ki", self.inverse[which], unit + alpha[:, None] * self.tau[which]
-        )
+        values = np.einsum("kij,kj->ki", inverse, unit + alpha[:, None] * tau)
         full = np.zeros((m, 3 * p))
-        full[np.arange(m)[:, None], self.basis[which]] = values
+        full[np.arange(m)[:, None], basis] = values
         coefficients = full[:, : 2 * p]
         b = coefficients[:, :p] - coefficients[:, p:]
         residual = np.abs(b @ self.S - unit).max(axis=1)
-        valid = (coefficients.min(axis=1) >= -_FEASIBILITY_TOL) & (
-            residual <= alpha + _FEASIBILITY_TOL
+        # Reduced costs afresh: y = c_B' B^-1; b+: 1 - y'S, b-: 1 + y'S, r: y.
+        y = np.einsum("ki,kij->kj", self.cost[basis], inverse)
+        v = y @ self.S
+        reduced = np.concatenate([1.0 - v, 1.0 + v, y], axis=1)
+        reduced[np.arange(m)[:, None], basis] = 0.0
+        self.reduced[which] = reduced
+        at_upper = np.zeros((m, 3 * p), dtype=bool)
+        at_upper[:, 2 * p :] = tau > 0
+        wrong_sign = np.where(at_upper, reduced, -reduced)
+        valid = (
+            (coefficients.min(axis=1) >= -_FEASIBILITY_TOL)
+            & (residual <= alpha + _FEASIBILITY_TOL)
+            & (wrong_sign.max(axis=1) <= _FEASIBILITY_TOL)
         )
         return b, valid
 
@@ -116,13 +132,9 @@ class _Columns:
         m, p = self.cols.size, self.S.shape[0]
         k = np.arange(m)
         row = np.where(pivoting, row, 0)
-        product_row = self.product[k, row]
         inverse_row = self.inverse[k, row]
+        product_row = inverse_row @ self.S
         pivot_row = np.concatenate([product_row, -product_row, -inverse_row], axis=1)
-        basic_cost = self.cost[self.basis]
-        v = np.einsum("ki,kij->kj", basic_cost, self.product)
-        w = np.einsum("ki,kij->kj", basic_cost, self.inverse)
-        reduced = np.concatenate([1.0 - v, 1.0 + v, w], axis=1)
         at_upper = np.zeros((m, 3 * p), dtype=bool)
         at_upper[:, 2 * p :] = self.tau > 0
         up = to_upper[:, None]
@@ -134,7 +146,9 @@ class _Columns:
         )
         eligible[k[:, None], self.basis] = False
         with np.errstate(divide="ignore", invalid="ignore"):
-            ratios = np.where(eligible, np.abs(reduced) / np.abs(pivot_row), np.inf)
+            ratios = np.where(
+                eligible, np.abs(self.reduced) / np.abs(pivot_row), np.inf
+            )
         entering = np.argmin(ratios, axis=1)
         stuck = pivoting & ~np.isfinite(ratios[k, entering])
         active = pivoting & ~stuck
@@ -148,7 +162,7 @@ class _Columns:
         self.basis[k[active], row[active]] = entering[active]
         # The entering column of the tableau, then the row operations.
         variable = entering % p
-        of_product = self.product[k, :, variable]
+        of_product = np.einsum("kij,jk->ki", self.inverse, self.S[:, variable])
         column = np.where(
             (entering < p)[:, None],
             of_product,
@@ -156,25 +170,23 @@ class _Columns:
                 (entering < 2 * p)[:, None], -of_product, -self.inverse[k, :, variable]
             ),
         )
-        pivot = np.where(active, column[k, row], 1.0)[:, None]
+        pivot = np.where(active, column[k, row], 1.0)
         factor = np.where(active[:, None], column, 0.0)
         factor[k, row] = 0.0
-        product_row = product_row / pivot
-        inverse_row = inverse_row / pivot
-        self.product -= factor[:, :, None] * product_row[:, None, :]
+        inverse_row = inverse_row / pivot[:, None]
         self.inverse -= factor[:, :, None] * inverse_row[:, None, :]
-        self.product[k, row] = product_row
         self.inverse[k, row] = inverse_row
+        step = np.where(active, self.reduced[k, entering] / pivot, 0.0)
+        self.reduced -= step[:, None] * pivot_row
         return stuck
 
 
-def _paths(S: np.ndarray, grid: np.ndarray):
-    """Solutions of every column's program at the decreasing penalties ``grid``
-    (all below 1): (len(grid), p, p) and the (len(grid), p) mask of those read."""
+def _paths(S: np.ndarray, grid: np.ndarray, cols: np.ndarray, out, solved) -> None:
+    """Solutions of the programs of columns ``cols`` at the decreasing penalties
+    ``grid`` (all below 1), written into ``out`` (len(grid), p, p); ``solved``
+    (len(grid), p) marks those read."""
     p = S.shape[0]
-    out = np.zeros((grid.size, p, p))
-    solved = np.zeros((grid.size, p), dtype=bool)
-    state = _Columns(S)
+    state = _Columns(S, cols)
     for _ in range(_MAX_PIVOTS_PER_FEATURE * p + grid.size):
         if state.cols.size == 0:
             break
@@ -183,11 +195,15 @@ def _paths(S: np.ndarray, grid: np.ndarray):
         reading = penalty >= event * (1.0 - _BOUND_TOL)
         failed = np.zeros(state.cols.size, dtype=bool)
         if reading.any():
-            # Read (from a fresh inverse) instead of pivoting this round.
+            # Read instead of pivoting this round; where the solution is not
+            # certified, again from an inverse recomputed from the basis.
             which = np.flatnonzero(reading)
-            regular = state.refresh(which)
-            b, valid = state.read(which, penalty[which])
-            good = regular & valid
+            b, good = state.read(which, penalty[which])
+            if not good.all():
+                again = which[~good]
+                regular = state.refresh(again)
+                b[~good], valid = state.read(again, penalty[again])
+                good[~good] = regular & valid
             out[state.next[which[good]], :, state.cols[which[good]]] = b[good]
             solved[state.next[which[good]], state.cols[which[good]]] = True
             failed[which[~good]] = True
@@ -198,7 +214,6 @@ def _paths(S: np.ndarray, grid: np.ndarray):
         kept = ~failed & (state.next < grid.size)
         if not kept.all():
             state.keep(kept)
-    return out, solved
 
 
 def clime_path(S: np.ndarray, alphas) -> tuple[np.ndarray, np.ndarray]:
@@ -228,5 +243,11 @@ def clime_path(S: np.ndarray, alphas) -> tuple[np.ndarray, np.ndarray]:
     below = order[alphas[order] < 1.0]
     if below.size == 0:
         return solutions, solved
-    solutions[below], solved[below] = _paths(S, alphas[below])
+    grid = alphas[below]
+    out = np.zeros((grid.size, p, p))
+    read = np.zeros((grid.size, p), dtype=bool)
+    group = max(1, _LOCKSTEP_ENTRIES // (p * p))
+    for start in range(0, p, group):
+        _paths(S, grid, np.arange(start, min(start + group, p)), out, read)
+    solutions[below], solved[below] = out, read
     return solutions, solved

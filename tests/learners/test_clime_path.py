@@ -74,14 +74,23 @@ def test_penalties_at_or_above_one_give_no_edge_and_any_order_is_kept():
     assert path[0].sum() > path[2].sum()
 
 
+def test_columns_are_followed_in_groups_with_the_same_result(monkeypatch):
+    S = perturbed_correlation(random_data(60, 20, 5))
+    alphas = np.geomspace(0.6, 0.08, 5)
+    together = clime_path(S, alphas)
+    monkeypatch.setattr(clime_path_module, "_LOCKSTEP_ENTRIES", 3 * 20 * 20)
+    apart = clime_path(S, alphas)  # seven groups of at most three columns
+    np.testing.assert_allclose(apart[0], together[0], atol=1e-12)
+    np.testing.assert_array_equal(apart[1], together[1])
+
+
 def test_columns_whose_path_breaks_down_are_solved_by_highs(monkeypatch):
     X = random_data(60, 15, 4)
     alphas = np.geomspace(0.5, 0.1, 4)
     expected = CLIME().adjacency_path(X, alphas)
 
-    def broken(S, grid):
-        p = S.shape[0]
-        return np.zeros((grid.size, p, p)), np.zeros((grid.size, p), dtype=bool)
+    def broken(S, grid, cols, out, solved):
+        """Reads nothing."""
 
     monkeypatch.setattr(clime_path_module, "_paths", broken)
     np.testing.assert_array_equal(CLIME().adjacency_path(X, alphas), expected)
