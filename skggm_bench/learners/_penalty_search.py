@@ -123,18 +123,31 @@ def edge_path(estimator, param: str, alphas: np.ndarray, X: np.ndarray) -> np.nd
     """
     if param == "alpha" and callable(getattr(estimator, "adjacency_path", None)):
         return np.asarray(estimator.adjacency_path(X, alphas), dtype=bool)
+    precisions = precision_path(estimator, param, alphas, X)
+    if precisions is None:
+        return np.stack([fitted_edges(fit_at(estimator, param, a, X)) for a in alphas])
+    edges = precisions != 0
+    for k in range(alphas.size):
+        np.fill_diagonal(edges[k], False)
+    return edges
+
+
+def precision_path(estimator, param: str, alphas: np.ndarray, X: np.ndarray):
+    """Precision matrices of ``estimator`` on ``X`` at every penalty, or None.
+
+    Only for scikit-learn's ``GraphicalLasso`` tuned by ``alpha`` (see
+    :func:`edge_path`): the exact solutions along the path, with the learner's
+    own fit where the solver does not settle. None for any other learner.
+    """
     path = None
     if param == "alpha":
         path = plain_graphical_lasso_path(estimator, X, alphas)
     if path is None:
-        return np.stack([fitted_edges(fit_at(estimator, param, a, X)) for a in alphas])
+        return None
     precisions, solved = path
-    edges = precisions != 0
     for k in np.flatnonzero(~solved):
-        edges[k] = fitted_edges(fit_at(estimator, param, alphas[k], X))
-    for k in range(alphas.size):
-        np.fill_diagonal(edges[k], False)
-    return edges
+        precisions[k] = fit_at(estimator, param, alphas[k], X).precision_
+    return precisions
 
 
 class ProtocolAttributesMixin:

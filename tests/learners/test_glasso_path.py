@@ -11,7 +11,7 @@ from sklearn.covariance import GraphicalLasso, empirical_covariance, graphical_l
 from sklearn.preprocessing import StandardScaler
 
 import skggm_bench.learners._glasso_path as glasso_path
-from skggm_bench.learners import StARS
+from skggm_bench.learners import EBIC, StARS
 from skggm_bench.learners._penalty_search import edge_path, fit_at, fitted_edges
 
 # (n_samples, n_features, seed): n > p, n ~ p and n < p.
@@ -142,3 +142,22 @@ def test_stars_fast_path_chooses_as_the_plain_loop(seed):
     assert difference.max() <= 0.1 + 1e-12  # one subsample of ten
     assert np.count_nonzero(difference) <= 4  # 2 pairs, both triangles
     np.testing.assert_allclose(fast.criterion_, plain.criterion_, atol=0.01)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_ebic_fast_path_chooses_as_the_plain_loop(seed):
+    """EBIC's criterion from the exact path agrees with fitting every penalty,
+    up to scikit-learn's tolerance (which may keep or drop one entry near zero:
+    one edge's penalty, log n + 4 gamma log p), and so do the choice and the
+    refitted learner."""
+    X = StandardScaler().fit_transform(random_sparse_data(80, 15, seed))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plain = EBIC(PlainGraphicalLasso(enet_tol=1e-8)).fit(X)
+        fast = EBIC(GraphicalLasso(enet_tol=1e-8)).fit(X)
+    assert fast.best_index_ == plain.best_index_
+    one_edge = np.log(80) + 4 * 0.5 * np.log(15)
+    difference = np.abs(fast.criterion_ - plain.criterion_)
+    assert np.all(difference <= one_edge + 1e-4 * np.abs(plain.criterion_))
+    assert np.count_nonzero(difference > 1e-4 * np.abs(plain.criterion_)) <= 1
+    np.testing.assert_allclose(fast.precision_, plain.precision_)
