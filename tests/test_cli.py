@@ -737,6 +737,7 @@ def test_presets_are_valid_and_build_their_estimators(name):
             "mb_stars",
             "tiger",
             "clime",
+            "clime_stars",
             "ct_stars",
             "glasso_stars",
             "glasso_cv",

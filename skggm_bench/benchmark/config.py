@@ -276,15 +276,17 @@ PRESETS: dict[str, dict[str, Any]] = {
         },
     },
     # The methods that R's huge made standard, each with its usual way of choosing
-    # the penalty (StARS; TIGER and CLIME at their tuning-free sqrt(log p / n)
-    # rate), against the Krämer learners, on the four graph families of huge. CLIME
-    # with StARS is left out: 20 subsamples x 10 penalties x 50 linear programs
-    # cost about 100 s per fit at p=50 (tests/benchmarks/bench_methods_preset.py),
-    # more than all the other learners together. docs/learners.md shows the result.
+    # the penalty (StARS; TIGER and CLIME also at their tuning-free sqrt(log p / n)
+    # rate), against the Krämer learners, on the four graph families of huge. StARS
+    # follows each subsample's whole path at once (CLIME: parametric simplex; the
+    # graphical lasso: screened warm-started solver), which keeps CLIME with StARS
+    # near 1-3 s of CPU per fit at p=50 (tests/benchmarks/bench_stars_path.py).
+    # docs/learners.md shows the result.
     "methods": {
-        "description": "Neighbourhood selection, TIGER, CLIME, correlation "
-        "thresholding and the graphical lasso (StARS or CV) against the Krämer "
-        "learners on hub, band, cluster and Erdős–Rényi graphs, p=50.",
+        "description": "Neighbourhood selection, TIGER, CLIME (default penalty and "
+        "StARS), correlation thresholding and the graphical lasso (StARS or CV) "
+        "against the Krämer learners on hub, band, cluster and Erdős–Rényi graphs, "
+        "p=50.",
         "graph": {
             "hub": {"family": "hub", "n_hubs": 3},
             "band": "band",
@@ -307,6 +309,11 @@ PRESETS: dict[str, dict[str, Any]] = {
             },
             "tiger": {"class": "TIGER"},
             "clime": {"class": "CLIME"},
+            "clime_stars": {
+                "class": "StARS",
+                "estimator": {"class": "CLIME"},
+                "random_state": 0,
+            },
             "ct_stars": {
                 "class": "StARS",
                 "estimator": {"class": "ThresholdedCorrelation"},

@@ -16,6 +16,7 @@ from ._penalty_search import (
     check_tuned_parameter,
     fit_at,
     penalty_grid,
+    precision_path,
 )
 from ._utils import standardize_columns, validate_samples
 
@@ -84,6 +85,11 @@ class EBIC(ProtocolAttributesMixin, MetaEstimatorMixin, BaseEstimator):
     ``huge.select(criterion = "ebic", ebic.gamma = gamma)``, up to one
     difference: huge takes the likelihood of a variable without edges as if its
     precision were ``1 / S_ii``, not the penalised value the fit returns.
+
+    For scikit-learn's ``GraphicalLasso`` the criterion is computed from the
+    exact solutions along the whole grid (the screened, warm-started solver
+    StARS uses), and the learner itself is fitted at the chosen penalty; any
+    other learner is fitted at every penalty.
 
     Parameters
     ----------
@@ -191,18 +197,21 @@ class EBIC(ProtocolAttributesMixin, MetaEstimatorMixin, BaseEstimator):
         check_tuned_parameter(self.estimator, self.param)
         n_samples = X.shape[0]
         alphas = penalty_grid(X, self.alphas, self.alpha_min_ratio)
-        fits = Parallel(n_jobs=self.n_jobs)(
-            delayed(fit_at)(self.estimator, self.param, a, X) for a in alphas
-        )
+        precisions = precision_path(self.estimator, self.param, alphas, X)
+        fits = None
+        if precisions is None:
+            fits = Parallel(n_jobs=self.n_jobs)(
+                delayed(fit_at)(self.estimator, self.param, a, X) for a in alphas
+            )
+            precisions = [getattr(fitted, "precision_", None) for fitted in fits]
         centred = X - X.mean(axis=0)
         covariance = centred.T @ centred / n_samples
         criterion = np.empty(alphas.size)
-        for k, fitted in enumerate(fits):
-            precision = getattr(fitted, "precision_", None)
+        for k, precision in enumerate(precisions):
             if precision is None:
                 raise TypeError(
                     f"EBIC needs a likelihood, i.e. precision_, which "
-                    f"{type(fitted).__name__} does not expose."
+                    f"{type(fits[k]).__name__} does not expose."
                 )
             criterion[k] = gaussian_ebic(precision, covariance, n_samples, self.gamma)
         if not np.any(np.isfinite(criterion)):
@@ -214,7 +223,11 @@ class EBIC(ProtocolAttributesMixin, MetaEstimatorMixin, BaseEstimator):
         self.criterion_ = criterion
         self.best_index_ = int(np.argmin(criterion))
         self.alpha_ = float(alphas[self.best_index_])
-        self._expose(fits[self.best_index_])
+        if fits is None:
+            best = fit_at(self.estimator, self.param, self.alpha_, X)
+        else:
+            best = fits[self.best_index_]
+        self._expose(best)
         return self
 
 

@@ -13,6 +13,7 @@ from sklearn.base import clone
 from sklearn.utils._param_validation import HasMethods
 
 from ..utils._validation import Interval
+from ._glasso_path import plain_graphical_lasso_path
 
 # The attributes through which the harness and the scorers read a learner
 # (``adjacency_``, ``precision_``, ``partial_correlation_``, ``covariance_``)
@@ -108,14 +109,46 @@ def fitted_edges(fitted) -> np.ndarray:
 def edge_path(estimator, param: str, alphas: np.ndarray, X: np.ndarray) -> np.ndarray:
     """Edges of ``estimator`` fitted on ``X`` at every penalty, (n_alphas, p, p).
 
-    A learner with an ``adjacency_path(X, alphas)`` method (the node-wise
-    learners and correlation thresholding of this package, which follow the
-    whole path with warm starts) computes it in one pass when the tuned
-    parameter is its ``alpha``; any other learner is fitted once per penalty.
+    The path protocol, when the tuned parameter is the learner's ``alpha``:
+
+    * a learner with an ``adjacency_path(X, alphas)`` method (the node-wise
+      learners, CLIME and correlation thresholding of this package, which
+      follow the whole path with warm starts) computes it in one pass;
+    * scikit-learn's ``GraphicalLasso`` is solved along the path by the exact
+      screened, warm-started solver of ``_glasso_path`` (a penalty where it does
+      not settle is fitted by the learner itself);
+    * any other learner is fitted once per penalty.
+
+    The shortcuts give the edges of the exact solutions, which a learner that
+    stops at a tolerance (``GraphicalLasso``) may miss by an entry near zero.
     """
-    if param == "alpha" and hasattr(estimator, "adjacency_path"):
+    if param == "alpha" and callable(getattr(estimator, "adjacency_path", None)):
         return np.asarray(estimator.adjacency_path(X, alphas), dtype=bool)
-    return np.stack([fitted_edges(fit_at(estimator, param, a, X)) for a in alphas])
+    precisions = precision_path(estimator, param, alphas, X)
+    if precisions is None:
+        return np.stack([fitted_edges(fit_at(estimator, param, a, X)) for a in alphas])
+    edges = precisions != 0
+    for k in range(alphas.size):
+        np.fill_diagonal(edges[k], False)
+    return edges
+
+
+def precision_path(estimator, param: str, alphas: np.ndarray, X: np.ndarray):
+    """Precision matrices of ``estimator`` on ``X`` at every penalty, or None.
+
+    Only for scikit-learn's ``GraphicalLasso`` tuned by ``alpha`` (see
+    :func:`edge_path`): the exact solutions along the path, with the learner's
+    own fit where the solver does not settle. None for any other learner.
+    """
+    path = None
+    if param == "alpha":
+        path = plain_graphical_lasso_path(estimator, X, alphas)
+    if path is None:
+        return None
+    precisions, solved = path
+    for k in np.flatnonzero(~solved):
+        precisions[k] = fit_at(estimator, param, alphas[k], X).precision_
+    return precisions
 
 
 class ProtocolAttributesMixin:

@@ -76,10 +76,13 @@ class StARS(ProtocolAttributesMixin, MetaEstimatorMixin, BaseEstimator):
     ----------
     estimator : estimator
         Graph learner with the penalty parameter ``param``, exposing
-        ``adjacency_`` or ``precision_`` after fit (cloned, never modified). A
-        learner with a method ``adjacency_path(X, alphas)`` (those of this
-        package) gives each subsample's whole path in one warm-started pass
-        when ``param="alpha"``.
+        ``adjacency_`` or ``precision_`` after fit (cloned, never modified).
+        When ``param="alpha"``, each subsample's whole path is followed in one
+        pass, with the same edges as separate fits, by a learner with a method
+        ``adjacency_path(X, alphas)`` (those of this package; CLIME's is a
+        parametric simplex) and for scikit-learn's ``GraphicalLasso`` itself (an
+        exact screened, warm-started solver on its empirical covariance); any
+        other learner is fitted at every penalty and subsample.
     param : str, default="alpha"
         Name of the penalty parameter (``"step__alpha"`` inside a pipeline).
     alphas : int or array-like, default=10

@@ -1,0 +1,163 @@
+"""The graphical lasso path solver behind StARS/EBIC's fast path for scikit-learn's
+``GraphicalLasso``: exact (optimality conditions checked directly), the same
+solutions as scikit-learn's solver run to a tight tolerance, and the same
+penalty selection as fitting every subsample x penalty afresh."""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.covariance import GraphicalLasso, empirical_covariance, graphical_lasso
+from sklearn.preprocessing import StandardScaler
+
+import skggm_bench.learners._glasso_path as glasso_path
+from skggm_bench.learners import EBIC, StARS
+from skggm_bench.learners._penalty_search import edge_path, fit_at, fitted_edges
+
+# (n_samples, n_features, seed): n > p, n ~ p and n < p.
+SHAPES = [(120, 15, 0), (40, 20, 1), (25, 30, 2)]
+
+
+class PlainGraphicalLasso(GraphicalLasso):
+    """scikit-learn's GraphicalLasso under another type: the fast path does not
+    recognise a subclass, so StARS fits it once per subsample and penalty."""
+
+
+def random_sparse_data(n, p, seed):
+    rng = np.random.default_rng(seed)
+    upper = np.triu(rng.random((p, p)) < 3.0 / p, 1)
+    weights = upper * rng.choice([-1.0, 1.0], upper.shape) * rng.uniform(0.2, 0.4)
+    weights = weights + weights.T
+    weights *= min(1.0, 0.8 / np.abs(np.linalg.eigvalsh(weights)).max())
+    covariance = np.linalg.inv(np.eye(p) - weights)
+    X = rng.multivariate_normal(np.zeros(p), covariance, size=n)
+    return X * rng.uniform(0.5, 3.0, p)  # units differ by column
+
+
+def path_penalties(S, count=8):
+    largest = np.abs(S - np.diag(np.diag(S))).max()
+    return largest * np.geomspace(1.0, 0.1, count)
+
+
+def kkt_violation(S, K, alpha):
+    """Largest violation of the graphical lasso optimality conditions at K."""
+    W = np.linalg.inv(K)
+    gap = W - S
+    off = ~np.eye(S.shape[0], dtype=bool)
+    active = (K != 0) & off
+    violation = np.where(active, np.abs(gap - alpha * np.sign(K)), np.abs(gap) - alpha)
+    violation[~off] = np.abs(np.diag(gap))
+    return violation.max()
+
+
+@pytest.mark.parametrize(("n", "p", "seed"), SHAPES)
+def test_path_is_exact(n, p, seed):
+    """Positive definite, and the optimality conditions hold to 1e-8 (relative
+    to the scale of S) at every penalty, components merged or not."""
+    S = empirical_covariance(random_sparse_data(n, p, seed))
+    alphas = path_penalties(S)
+    precisions, solved = glasso_path.graphical_lasso_path(S, alphas)
+    assert solved.all()
+    scale = np.diag(S).max()
+    for alpha, K in zip(alphas, precisions, strict=True):
+        assert np.linalg.eigvalsh(K)[0] > 0
+        assert kkt_violation(S, K, alpha) <= 1e-8 * scale
+    # Power: the solution at another penalty violates them.
+    assert kkt_violation(S, precisions[3], alphas[4]) > 1e-3 * scale
+
+
+@pytest.mark.parametrize(("n", "p", "seed"), SHAPES)
+def test_path_matches_scikit_learn_run_to_a_tight_tolerance(n, p, seed):
+    S = empirical_covariance(
+        StandardScaler().fit_transform(random_sparse_data(n, p, seed))
+    )
+    alphas = path_penalties(S)
+    precisions, _ = glasso_path.graphical_lasso_path(S, alphas)
+    for alpha, ours in zip(alphas, precisions, strict=True):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # convergence chatter
+            _, theirs = graphical_lasso(
+                S, alpha, tol=1e-12, enet_tol=1e-14, max_iter=2000
+            )
+        np.testing.assert_array_equal(ours != 0, theirs != 0)
+        np.testing.assert_allclose(ours, theirs, atol=1e-6)
+
+
+@pytest.mark.parametrize(("n", "p", "seed"), SHAPES)
+def test_edge_path_of_graphical_lasso_equals_one_fit_per_penalty(n, p, seed):
+    X = StandardScaler().fit_transform(random_sparse_data(n, p, seed))
+    alphas = path_penalties(empirical_covariance(X))
+    tight = GraphicalLasso(tol=1e-12, enet_tol=1e-14, max_iter=2000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        slow = np.stack([fitted_edges(fit_at(tight, "alpha", a, X)) for a in alphas])
+    np.testing.assert_array_equal(edge_path(tight, "alpha", alphas, X), slow)
+
+
+def test_unsettled_penalties_are_fitted_by_the_learner(monkeypatch):
+    """Where the solver gives up, the learner itself is fitted at that penalty."""
+    X = StandardScaler().fit_transform(random_sparse_data(60, 12, 3))
+    alphas = path_penalties(empirical_covariance(X), count=5)
+    learner = GraphicalLasso(enet_tol=1e-8)
+    fast = edge_path(learner, "alpha", alphas, X)
+    calls = []
+
+    def give_up(S, alpha, K):
+        calls.append(alpha)
+        return None
+
+    monkeypatch.setattr(glasso_path, "_solve_component", give_up)
+    fallback = edge_path(learner, "alpha", alphas, X)
+    assert calls  # the solver was asked and gave up
+    np.testing.assert_array_equal(fallback, fast)
+
+
+def test_fast_path_applies_only_to_graphical_lasso_on_samples():
+    X = random_sparse_data(50, 8, 4)
+    alphas = [0.3, 0.1]
+    assert glasso_path.plain_graphical_lasso_path(GraphicalLasso(), X, alphas)
+    for other in (PlainGraphicalLasso(), GraphicalLasso(covariance="precomputed")):
+        assert glasso_path.plain_graphical_lasso_path(other, X, alphas) is None
+    constant = X.copy()
+    constant[:, 2] = 1.0
+    assert (
+        glasso_path.plain_graphical_lasso_path(GraphicalLasso(), constant, alphas)
+        is None
+    )
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_stars_fast_path_chooses_as_the_plain_loop(seed):
+    """StARS(GraphicalLasso()) with its default (loose) tolerances: the same
+    penalty and, but for an entry or two where scikit-learn stops short of the
+    exact solution, the same edge frequencies as fitting every subsample and
+    penalty afresh."""
+    X = StandardScaler().fit_transform(random_sparse_data(60, 15, seed))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plain = StARS(PlainGraphicalLasso(), n_subsamples=10, random_state=seed).fit(X)
+        fast = StARS(GraphicalLasso(), n_subsamples=10, random_state=seed).fit(X)
+    assert fast.best_index_ == plain.best_index_
+    difference = np.abs(fast.edge_frequencies_ - plain.edge_frequencies_)
+    assert difference.max() <= 0.1 + 1e-12  # one subsample of ten
+    assert np.count_nonzero(difference) <= 4  # 2 pairs, both triangles
+    np.testing.assert_allclose(fast.criterion_, plain.criterion_, atol=0.01)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_ebic_fast_path_chooses_as_the_plain_loop(seed):
+    """EBIC's criterion from the exact path agrees with fitting every penalty,
+    up to scikit-learn's tolerance (which may keep or drop one entry near zero:
+    one edge's penalty, log n + 4 gamma log p), and so do the choice and the
+    refitted learner."""
+    X = StandardScaler().fit_transform(random_sparse_data(80, 15, seed))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plain = EBIC(PlainGraphicalLasso(enet_tol=1e-8)).fit(X)
+        fast = EBIC(GraphicalLasso(enet_tol=1e-8)).fit(X)
+    assert fast.best_index_ == plain.best_index_
+    one_edge = np.log(80) + 4 * 0.5 * np.log(15)
+    difference = np.abs(fast.criterion_ - plain.criterion_)
+    assert np.all(difference <= one_edge + 1e-4 * np.abs(plain.criterion_))
+    assert np.count_nonzero(difference > 1e-4 * np.abs(plain.criterion_)) <= 1
+    np.testing.assert_allclose(fast.precision_, plain.precision_)
