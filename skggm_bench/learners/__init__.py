@@ -16,6 +16,7 @@ to put before any learner in a pipeline) and :class:`RankCorrelationAdapter`
 target the latent Gaussian graph; see ``docs/data_models.md``.
 """
 
+from ..utils._validation import ConstantColumnWarning
 from ._adapters import LocalFDRSelector
 from ._clime import CLIME
 from ._edges import local_fdr_edges
@@ -62,6 +63,7 @@ __all__ = [
     "RIC",
     "TIGER",
     "AdaptiveLassoNetwork",
+    "ConstantColumnWarning",
     "LassoNetwork",
     "LocalFDRResult",
     "LocalFDRSelector",

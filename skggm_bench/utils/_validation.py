@@ -115,7 +115,25 @@ array: .filled(np.nan) marks the masked entries as missing values, .data keeps t
 
 
 class ConstantColumnWarning(UserWarning):
-    """A column of the data has a single value: its variable carries no signal."""
+    """A column of the data has a single value: its variable carries no signal.
+
+    Raised by this package's learners when they are fitted on such data (public as
+    ``skggm_bench.learners.ConstantColumnWarning``, to filter it by class); the
+    harness names such columns in the ``message`` of the row instead.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np
+    >>> from skggm_bench.learners import ConstantColumnWarning, LassoNetwork
+    >>> X = np.random.default_rng(0).standard_normal((30, 3))
+    >>> X[:, 1] = 2.0
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     _ = LassoNetwork().fit(X)
+    >>> any(issubclass(w.category, ConstantColumnWarning) for w in caught)
+    True
+    """
 
 
 def constant_columns(X: np.ndarray) -> np.ndarray:
