@@ -513,7 +513,8 @@ def show_leaderboard(args: argparse.Namespace) -> int:
 def _formatted_tables(analysis: Any, format: str) -> str:
     """The leaderboard tables in ``format``; CSV is the leaderboard alone (one table
     per file is what a spreadsheet reads)."""
-    from .benchmark._display import format_table, report_tables
+    from .benchmark._display import report_tables
+    from .benchmark._table_formats import format_table
 
     tables = report_tables(analysis)
     if format == "csv":

@@ -60,13 +60,13 @@ from ._display import (
     critical_difference_table,
     failure_table,
     findings,
-    format_table,
     grid_table,
     leaderboard_table,
     rank_shift_table,
     report_tables,
     versions_table,
 )
+from ._table_formats import format_table
 from .leaderboard import DEFAULT_TIE_TOLERANCE
 
 __all__ = ["REFERENCE_GENERATOR", "REPORT_NAME", "write_report"]

@@ -5,13 +5,8 @@ import io
 import pandas as pd
 import pytest
 
-from skggm_bench.benchmark._display import (
-    MISSING,
-    Table,
-    analyse,
-    format_table,
-    report_tables,
-)
+from skggm_bench.benchmark._display import MISSING, Table, analyse, report_tables
+from skggm_bench.benchmark._table_formats import format_table
 
 AWKWARD = Table(
     ["learner", "F1 (95% CI)", "tied with"],
