@@ -55,10 +55,11 @@ What every request is guaranteed
       killed, even with ``SIGKILL``, the whole chain ends within moments.
 
 What it costs
-    One ``fork`` and one exit per draw and per fit, and the copy-on-write faults of
-    the child (it writes to reference counts of what it uses): some milliseconds
-    of CPU per request, measured in docs/performance.md; next to a fit of
-    hundreds of milliseconds, a few percent.
+    One ``fork`` and one exit per request the template cannot answer from its kept
+    data (:meth:`Server.cached`), and the copy-on-write faults of the child (it
+    writes to reference counts of what it uses) and of the template: some
+    milliseconds of CPU per request, measured in docs/performance.md; next to a fit
+    of hundreds of milliseconds, a few percent.
 
 The requests are generic: ``server(name, args)`` in the child, where ``server`` is
 a :class:`Server`; what the names mean (drawing a data set, fitting a learner) is
