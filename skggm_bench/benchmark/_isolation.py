@@ -71,6 +71,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import faulthandler
+import functools
 import gc
 import multiprocessing
 import os
@@ -293,9 +294,20 @@ class InProcess:
 # --------------------------------------------------------------------------------------
 
 
+@functools.cache
+def _libc_prctl() -> Callable[..., int] | None:
+    # Looked up once, in the template: every child calls it, and a lookup (a new
+    # ctypes library object and function type) costs a child copy-on-write faults.
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError, TypeError):
+        return None
+
+
 def _prctl(option: int, value: int) -> None:
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0)
+    prctl = _libc_prctl()
+    if prctl is not None:
+        prctl(option, value, 0, 0, 0)
 
 
 def _die_with_parent(parent: int, signum: int) -> None:
