@@ -55,10 +55,11 @@ What every request is guaranteed
       killed, even with ``SIGKILL``, the whole chain ends within moments.
 
 What it costs
-    One ``fork`` and one exit per draw and per fit, and the copy-on-write faults of
-    the child (it writes to reference counts of what it uses): some milliseconds
-    of CPU per request, measured in docs/performance.md; next to a fit of
-    hundreds of milliseconds, a few percent.
+    One ``fork`` and one exit per request the template cannot answer from its kept
+    data (:meth:`Server.cached`), and the copy-on-write faults of the child (it
+    writes to reference counts of what it uses) and of the template: some
+    milliseconds of CPU per request, measured in docs/performance.md; next to a fit
+    of hundreds of milliseconds, a few percent.
 
 The requests are generic: ``server(name, args)`` in the child, where ``server`` is
 a :class:`Server`; what the names mean (drawing a data set, fitting a learner) is
@@ -70,6 +71,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import faulthandler
+import functools
 import gc
 import multiprocessing
 import os
@@ -292,9 +294,20 @@ class InProcess:
 # --------------------------------------------------------------------------------------
 
 
+@functools.cache
+def _libc_prctl() -> Callable[..., int] | None:
+    # Looked up once, in the template: every child calls it, and a lookup (a new
+    # ctypes library object and function type) costs a child copy-on-write faults.
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError, TypeError):
+        return None
+
+
 def _prctl(option: int, value: int) -> None:
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0)
+    prctl = _libc_prctl()
+    if prctl is not None:
+        prctl(option, value, 0, 0, 0)
 
 
 def _die_with_parent(parent: int, signum: int) -> None:

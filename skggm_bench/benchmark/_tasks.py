@@ -11,7 +11,8 @@ process of the worker's fork server (``_isolation.py``): the draw (``"prepare"``
 and the fit with its scoring (``"fit"``) are two requests, each with its own
 deadline, so that a slow draw is never blamed on a learner. A drawn cell is kept
 (as plain arrays) by the fork server's template, so the children of its later fits
-inherit it, and a ``"prepare"`` of a kept cell needs no child at all.
+inherit it, and a ``"prepare"`` of a data set already observed needs no child at
+all.
 """
 
 from __future__ import annotations
@@ -226,11 +227,25 @@ class _Server(Server):
         if name == "prepare":
             cell, data_model, n_samples = args
             data = self.kept.get(cell)
-            found = None if data is None else data.hashes.get((data_model, n_samples))
-            if found is not None:
+            # A data set already observed under this data model only needs its
+            # hash (this package's code on plain arrays): no child, no fork.
+            if data is not None and data_model in data.observed:
                 self.kept.move_to_end(cell)
-                return data.signal | {DATA_HASH: found}
+                return data.signal | {
+                    DATA_HASH: self._hash(data, data_model, n_samples)
+                }
         return MISSING
+
+    def _hash(self, data: _CellData, data_model: str, n_samples: int) -> str:
+        key = (data_model, n_samples)
+        if key not in data.hashes:
+            matrix = (
+                data.precision
+                if self.spec.model == "concentration"
+                else data.covariance
+            )
+            data.hashes[key] = data_hash(data.observed[data_model][:n_samples], matrix)
+        return data.hashes[key]
 
     def size(self, value: _CellData) -> int:
         arrays = [value.adjacency, value.covariance, value.precision, value.latent]
@@ -287,21 +302,15 @@ class _Server(Server):
         With the hash of the data set of ``n_samples`` rows the learner will get.
         """
         data = self._cell(cell)
-        key = (data_model, n_samples)
-        if key not in data.hashes:
-            if data_model not in data.observed:
-                data.observed[data_model], _ = observe(
-                    data.latent,
-                    data.covariance,
-                    self.spec.data_models[data_model],
-                    data.seed,
-                )
-            matrix = data.precision if self.spec.model == "concentration" else (
-                data.covariance
+        if data_model not in data.observed:
+            data.observed[data_model], _ = observe(
+                data.latent,
+                data.covariance,
+                self.spec.data_models[data_model],
+                data.seed,
             )
-            data.hashes[key] = data_hash(data.observed[data_model][:n_samples], matrix)
             self.keep(cell, data)  # back to the template, for the following fits
-        return data.signal | {DATA_HASH: data.hashes[key]}
+        return data.signal | {DATA_HASH: self._hash(data, data_model, n_samples)}
 
     def fit(self, fit: Fit) -> dict:
         """Fit the learner on its own copy of the data set; score it."""
@@ -330,9 +339,7 @@ class _Server(Server):
         start = time.perf_counter()
         estimator.fit(X)
         fit_time = time.perf_counter() - start
-        truth = GroundTruth(
-            data.adjacency, spec.model, data.covariance, data.precision
-        )
+        truth = GroundTruth(data.adjacency, spec.model, data.covariance, data.precision)
         result: dict[str, Any] = {"fit_time": fit_time}
         data_notes = [constant_columns_message(constant)] if constant.size else []
         try:
@@ -456,4 +463,3 @@ def run_fit(spec: Spec, fit: Fit) -> dict:
             "message": truncate(ok_message(result["notes"], result["remarks"])),
         }
     )
-

@@ -370,3 +370,35 @@ def test_a_plain_estimator_from_a_toml_study_runs(tmp_path, monkeypatch):
     bad = data | {"learners": {"plain": {"class": plain, "ridge": -1.0}}}
     frame = parse_config(bad).make_benchmark(n_jobs=1).run().frame
     assert frame.message.str.contains("ridge must be >= 0").all()
+
+
+def test_a_data_set_already_observed_is_prepared_by_the_template():
+    # The second sample size of a kept cell only needs the hash of its rows: the
+    # template answers it from the kept data (no child is forked), and the answer
+    # is the one a child drawing the cell afresh gives.
+    from skggm_bench.benchmark._isolation import MISSING
+    from skggm_bench.benchmark._tasks import _Server
+
+    bench = Benchmark(
+        {"dd": DiagonalDominance()},
+        {"lw": LedoitWolf()},
+        n_features=6,
+        n_samples=(10, 20),
+        densities=(0.3,),
+        n_repeats=1,
+        random_state=0,
+    )
+    grid = bench._validate()
+    spec = bench._spec(grid, 0)
+    small, large = (f for f in grid.fits() if f.learner == "lw")
+    args = (small.cell, small.data_model)
+    child = _Server(spec)
+    child.prepare(*args, small.n_samples)
+    template = _Server(spec)
+    assert template.cached("prepare", (*args, large.n_samples)) is MISSING
+    template.merge(child.take_fresh())
+    answer = template.cached("prepare", (*args, large.n_samples))
+    assert answer == _Server(spec).prepare(*args, large.n_samples)
+    assert answer != template.cached("prepare", (*args, small.n_samples))
+    assert template.cached("prepare", (small.cell, "other", 10)) is MISSING
+    assert template.cached("fit", (large,)) is MISSING
