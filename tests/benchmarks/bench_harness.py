@@ -19,6 +19,16 @@ of the test suite). Figures:
   harness alone (drawing each cell once, the child process round trips, scoring,
   the store write, scheduling).
 
+* **Floor of a fresh process per request** (``--floor``): what any isolation that
+  forks one child per request must pay on this machine, whatever its plumbing. This
+  process (it has imported the harness: numpy, scipy, scikit-learn and what they
+  import) forks a child ahead of each request, sends it a small message, reads its
+  answer and reaps it; the child does nothing else. Then the same through the
+  harness's own :class:`~skggm_bench.benchmark._isolation.ForkServer` with a request
+  that does nothing. Each is printed per request (wall, and CPU of all processes).
+  The overhead grid needs 1.5 requests per fit (one per fit, one per draw of a cell
+  of two sample sizes).
+
 ``--out FILE.json`` writes every figure for docs/performance.md.
 """
 
@@ -174,6 +184,67 @@ def overhead(backend: str) -> dict:
     }
 
 
+def fork_floor(n_requests: int = 300) -> dict:
+    """Wall and CPU per request of the bare fork-per-request loop, and of ForkServer."""
+    import gc
+    from multiprocessing.connection import Pipe
+
+    from skggm_bench.benchmark._isolation import ForkServer, Server
+
+    def fork_child():
+        ours, theirs = Pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: one request, one answer, exit
+            try:
+                ours.close()
+                theirs.send(theirs.recv())
+            finally:  # the last spare gets no request
+                os._exit(0)
+        theirs.close()
+        return pid, ours
+
+    gc.collect()
+    figures = {"maps": sum(1 for _ in open("/proc/self/maps"))}
+    load = os.getloadavg()[0]
+    cpu, start = cpu_seconds(), time.perf_counter()
+    spare = fork_child()
+    for i in range(n_requests):
+        pid, conn = spare
+        conn.send(i)
+        conn.recv()
+        conn.close()
+        spare = fork_child()  # the next child is forked ahead, as the template does
+        os.waitpid(pid, 0)
+    figures["bare_ms"] = 1e3 * (time.perf_counter() - start) / n_requests
+    figures["bare_cpu_ms"] = 1e3 * (cpu_seconds() - cpu) / n_requests
+    spare[1].close()
+    os.waitpid(spare[0], 0)
+
+    class Nothing(Server):
+        def nothing(self) -> None:
+            return None
+
+    server = ForkServer(Nothing())
+    server.call("nothing", ())  # the template is started before the clock
+    cpu, start = cpu_seconds(), time.perf_counter()
+    for _ in range(n_requests):
+        server.call("nothing", ())
+    wall = time.perf_counter() - start
+    server.close()  # the template's CPU is counted once it is reaped
+    figures["fork_server_ms"] = 1e3 * wall / n_requests
+    figures["fork_server_cpu_ms"] = 1e3 * (cpu_seconds() - cpu) / n_requests
+    print(
+        f"\nfloor: a process with {figures['maps']} memory mappings forks one child "
+        f"per request: {figures['bare_ms']:.2f} ms wall and "
+        f"{figures['bare_cpu_ms']:.2f} ms of CPU per request (a bare loop); through "
+        f"ForkServer, a request that does nothing: {figures['fork_server_ms']:.2f} ms "
+        f"wall, {figures['fork_server_cpu_ms']:.2f} ms of CPU; load average {load:.2f} "
+        "before",
+        flush=True,
+    )
+    return figures | {"load_average": load}
+
+
 def cpu_seconds() -> float:
     """CPU time of this process and of its children that have ended (and theirs)."""
     own = resource.getrusage(resource.RUSAGE_SELF)
@@ -198,16 +269,19 @@ def main() -> None:
         help="repeats of the scaling grid (8: 576 fits; fewer for a quicker figure)",
     )
     parser.add_argument("--overhead", action="store_true")
+    parser.add_argument("--floor", action="store_true")
     parser.add_argument("--out", help="write the figures to this JSON file")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     os.environ.setdefault("PYTHONWARNINGS", "ignore")
     print(f"{os.cpu_count()} CPUs; load average {os.getloadavg()}", flush=True)
-    n_jobs = args.n_jobs or ([] if args.overhead else [1, 2])
+    n_jobs = args.n_jobs or ([] if args.overhead or args.floor else [1, 2])
     rows = scaling(n_jobs, args.backend, args.out, args.n_repeats)
     figures = {"cpus": os.cpu_count(), "scaling": rows}
     if args.overhead:
         figures["overhead"] = overhead(args.backend)
+    if args.floor:
+        figures["floor"] = fork_floor()
     if args.out:
         with open(args.out, "w") as handle:
             json.dump(figures, handle, indent=2)
