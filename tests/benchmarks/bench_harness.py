@@ -17,7 +17,8 @@ of the test suite). Figures:
 * **Overhead per fit** (``--overhead``): a grid of fits that do nothing (a learner
   whose ``fit`` returns at once), at ``n_jobs=1``: wall time per fit is then the
   harness alone (drawing each cell once, the child process round trips, scoring,
-  the store write, scheduling).
+  the store write, scheduling). With ``--in-process`` also the same grid with
+  ``isolate=False``: the harness's own work, without child processes.
 
 * **Floor of a fresh process per request** (``--floor``): what any isolation that
   forks one child per request must pay on this machine, whatever its plumbing. This
@@ -152,10 +153,11 @@ def draw_time(bench: Benchmark) -> float:
     return time.perf_counter() - start
 
 
-def overhead(backend: str) -> dict:
+def overhead(backend: str, isolate: bool = True) -> dict:
     learners = {"null": NullLearner()}
-    grid(learners, 1, backend, n_repeats=1).run()  # warm: imports, a child process
-    bench = grid(learners, 1, backend, n_repeats=20)
+    # Warm: imports, a child process.
+    grid(learners, 1, backend, n_repeats=1, isolate=isolate).run()
+    bench = grid(learners, 1, backend, n_repeats=20, isolate=isolate)
     load = os.getloadavg()[0]
     cpu = cpu_seconds()
     start = time.perf_counter()
@@ -165,8 +167,9 @@ def overhead(backend: str) -> dict:
     drawing = draw_time(bench)
     per_fit = (wall - drawing) / len(frame)
     cpu_per_fit = (cpu - drawing) / len(frame)
+    label = "overhead" if isolate else "overhead (isolate=False)"
     print(
-        f"\noverhead: {len(frame)} fits that do nothing in {wall:.2f} s, of which "
+        f"\n{label}: {len(frame)} fits that do nothing in {wall:.2f} s, of which "
         f"{drawing:.2f} s draw the {len(frame) // 2} data sets (graph, matrix, data, "
         f"signal); the harness itself: {1e3 * per_fit:.1f} ms per fit (process "
         "round trips, forks, cloning, scoring, store writes, scheduling), "
@@ -270,6 +273,11 @@ def main() -> None:
     )
     parser.add_argument("--overhead", action="store_true")
     parser.add_argument("--floor", action="store_true")
+    parser.add_argument(
+        "--in-process",
+        action="store_true",
+        help="with --overhead: also the grid with isolate=False (no child processes)",
+    )
     parser.add_argument("--out", help="write the figures to this JSON file")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
@@ -280,6 +288,8 @@ def main() -> None:
     figures = {"cpus": os.cpu_count(), "scaling": rows}
     if args.overhead:
         figures["overhead"] = overhead(args.backend)
+        if args.in_process:
+            figures["overhead_in_process"] = overhead(args.backend, isolate=False)
     if args.floor:
         figures["floor"] = fork_floor()
     if args.out:
