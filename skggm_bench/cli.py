@@ -40,13 +40,14 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from . import __version__
 from ._commands import (
     DEFAULT_PRESET,
     EXIT_FAILED,
     EXIT_INTERRUPTED,
+    EXIT_USAGE,
     RESULTS_DIR,
     CommandError,
     describe_os_error,
@@ -178,6 +179,8 @@ def _add_leaderboard(commands: Any) -> None:
     )
     board.add_argument(
         "--format",
+        # TABLE_FORMATS of benchmark/_table_formats.py, written out so that the
+        # CLI starts without importing the harness (tests/test_cli.py checks).
         choices=("text", "markdown", "latex", "csv"),
         default="text",
         help="text (default): findings and every table; markdown or latex: the "
@@ -303,14 +306,28 @@ def _add_export(commands: Any) -> None:
     _add_study_options(export, for_run=False)
     export.add_argument(
         "--format",
-        choices=("csv", "parquet", "jsonl"),
+        choices=("csv", "parquet", "jsonl"),  # EXPORT_FORMATS of store.py (checked)
         help="file format (default: from the suffix of --out)",
     )
     export.add_argument("--out", required=True, type=Path, metavar="FILE")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with its errors on one line like every other error of the CLI.
+
+    argparse prints the usage (several lines for a command with many options)
+    before the message; here the message names the problem and where the usage
+    is. The subcommands' parsers are of this class too (``add_subparsers``).
+    """
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(
+            EXIT_USAGE, f"{self.prog}: error: {message} (see '{self.prog} --help')\n"
+        )
+
+
 def _build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="skggm-bench",
         description="Benchmark Gaussian graphical model structure learners on random "
         "ground truth from several generators.",

@@ -362,6 +362,47 @@ def test_unknown_preset_and_bad_execution_options(workdir, capsys, monkeypatch):
         cli.main(["run", "--preset", "quick", "--config", config])  # exclusive
 
 
+@pytest.mark.parametrize(
+    ("arguments", "command", "message"),
+    [
+        ([], "", "the following arguments are required: COMMAND"),
+        (["frobnicate"], "", "invalid choice: 'frobnicate'"),
+        (["run", "--n-jobs", "abc"], " run", "argument --n-jobs: invalid int value"),
+        (["run", "--preset", "quick", "--config", "x.toml"], " run",
+         "not allowed with argument"),
+        (["leaderboard", "--format", "nope"], " leaderboard",
+         "argument --format: invalid choice: 'nope'"),
+        (["export", "--store", "x.sqlite"], " export",
+         "the following arguments are required: --out"),
+        (["run", "--bogus"], "", "unrecognized arguments: --bogus"),
+    ],
+)  # fmt: skip
+def test_argument_errors_are_one_line(capsys, arguments, command, message):
+    """argparse's errors too: one line (no usage block), the help named, status 2."""
+    with pytest.raises(SystemExit) as info:
+        cli.main(arguments)
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"skggm-bench{command}: error: ")
+    assert message in err
+    assert err.endswith(f"(see 'skggm-bench{command} --help')\n"), err
+
+
+def test_cli_format_choices_mirror_their_owners():
+    """The CLI lists the formats literally (it starts without the harness)."""
+    from skggm_bench.benchmark._table_formats import TABLE_FORMATS
+    from skggm_bench.benchmark.store import EXPORT_FORMATS
+
+    commands = cli._build_parser()._subparsers._group_actions[0].choices
+    choices = {
+        name: next(a.choices for a in parser._actions if a.dest == "format")
+        for name, parser in commands.items()
+        if name in ("leaderboard", "export")
+    }
+    assert tuple(choices["leaderboard"]) == TABLE_FORMATS
+    assert tuple(choices["export"]) == EXPORT_FORMATS
+
+
 # --------------------------------------------------------------------------------------
 # User errors and environment problems: one line naming the problem, no traceback
 # --------------------------------------------------------------------------------------
