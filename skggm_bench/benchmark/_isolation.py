@@ -18,12 +18,12 @@ The fork server
     thread. Every request (one draw, or one fit with its scoring) runs in a new
     child forked from the template, so every fit starts from the same process
     state, whatever the fits before it did, and whatever threads the worker has.
-    The template forks the child of the *next* request (a spare) once it has sent
-    its answer, while the worker stores it, or while a request runs when the
-    worker sent several at once (:meth:`ForkServer.call_each`: a fit's draw and
-    fit are one exchange). Its larger memory regions are backed by huge pages
-    where the kernel allows, so that ``fork`` and exit copy and free few
-    page-table entries. The garbage collector of the children does not walk what
+    The template forks the child of the *next* request (a spare) while a request
+    runs, when it would otherwise only wait, so that its answer goes back at once
+    and the next request finds its child ready (a fit's draw and fit are one
+    exchange, :meth:`ForkServer.call_each`). Its larger memory regions are backed
+    by huge pages where the kernel allows, so that ``fork`` and exit copy and free
+    few page-table entries. The garbage collector of the children does not walk what
     they inherit (``gc.freeze``), which would copy it page by page.
 
     What a draw produces (a cell's data, see ``_tasks.py``) is sent back to the
@@ -206,7 +206,6 @@ class Server:
         child. Only the server's own code, on fixed toy data: the template's state
         stays the same whatever the study's learners and generators are.
         """
-
 
     def size(self, value: Any) -> int:
         """Bytes a kept value takes (default: 0, so only ``min_kept`` bounds)."""
@@ -619,8 +618,8 @@ class _Template:
             except (EOFError, OSError):
                 self.finish(0)
             self.conn.send(self.serve_each(requests, timeout))
-            # The next request's child is forked (and warms up) while the worker
-            # stores these answers and sends the next requests.
+            # Requests answered from the kept data used no child; the first one
+            # needs its spare.
             if self.spare is None:
                 self.spare = self.fork_child()
             idle_since = time.monotonic()
@@ -630,12 +629,12 @@ class _Template:
     ) -> list[Outcome]:
         """Answer requests in turn, until one fails; their outcomes."""
         outcomes = []
-        for i, (name, args) in enumerate(requests):
+        for name, args in requests:
             value = self.server.cached(name, args)
             if value is not MISSING:
                 outcomes.append(Outcome(Status.OK, value, "", 0.0))
                 continue
-            outcome = self.serve(name, args, timeout, more=i + 1 < len(requests))
+            outcome = self.serve(name, args, timeout)
             if self.running is not None:
                 self.end(self.running, wait=False)
                 self.running = None
@@ -644,13 +643,12 @@ class _Template:
                 break
         return outcomes
 
-    def serve(
-        self, name: str, args: tuple, timeout: float | None, *, more: bool
-    ) -> Outcome:
+    def serve(self, name: str, args: tuple, timeout: float | None) -> Outcome:
         """Run one request in a fresh child; its outcome.
 
-        With ``more`` requests to follow, the next child is forked while this one
-        runs.
+        The next request's child is forked while this one runs: the template
+        would only wait, and the fork (milliseconds, for a process of this size)
+        then delays no answer.
         """
         child = self.spare if self.spare is not None else self.fork_child()
         self.spare = None
@@ -668,7 +666,7 @@ class _Template:
             child.conn.send((name, args, shipped))
         except OSError:
             pass  # it died: the wait below says how
-        if more:
+        if self.spare is None:
             self.spare = self.fork_child()
         ready = _wait_ready(child.conn, child.pidfd, timeout)
         elapsed = time.perf_counter() - start
@@ -958,4 +956,3 @@ def close_children(token: str | None = None) -> None:
         children = [_CHILDREN.pop(k) for k in keys]
     for child in children:
         child.close()
-
