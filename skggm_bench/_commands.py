@@ -487,7 +487,8 @@ def _open_shard_store(path: Path) -> Any:
 
 def show_leaderboard(args: argparse.Namespace) -> int:
     """``skggm-bench leaderboard``: findings and tables, on stdout."""
-    from .benchmark._display import analyse, text_report
+    from .benchmark._analysis import analyse
+    from .benchmark._display import text_report
 
     frame, _, path = _read_results(args)
     try:

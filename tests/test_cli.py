@@ -675,12 +675,12 @@ def test_version_help_and_backends(micro, capsys, monkeypatch):
 def test_an_unexpected_error_is_one_line_asking_for_a_report(
     micro, capsys, monkeypatch
 ):
-    from skggm_bench.benchmark import _display
+    from skggm_bench.benchmark import _analysis
 
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(_display, "analyse", broken)
+    monkeypatch.setattr(_analysis, "analyse", broken)
     assert cli.main(["leaderboard", "--store", str(micro[1])]) == 1
     err = one_line_error(capsys.readouterr().err, "leaderboard", "internal error")
     assert err.endswith("RuntimeError: boom (please report)\n")

@@ -1,14 +1,14 @@
 """What the command line and the HTML report show: findings and formatted tables.
 
 Both front ends show the same numbers in the same words, so both are built here,
-once: :func:`analyse` computes every statistic of a result table (leaderboards,
-critical differences, rank shifts and generator agreement, from
-:mod:`~skggm_bench.benchmark.leaderboard`); :func:`findings` turns them into a few
-sentences, each with its interval; the ``*_table`` functions turn them into
+once, from an :class:`~._analysis.Analysis` (every statistic of a result table,
+computed by :func:`~._analysis.analyse`): :func:`findings` turns it into a few
+sentences, each with its interval; the ``*_table`` functions turn it into
 :class:`Table` objects whose cells are all display text (intervals as
 ``+1.42 (1.08–1.83)``, ``yes``/``no``, ``–`` where there is nothing, never
 ``nan``, ``None``, ``True`` or ``False``). The report renders a :class:`Table` as
-HTML through its template; :func:`text_table` renders it for a terminal.
+HTML through its template; :func:`text_table` renders it for a terminal. This
+module computes no statistic; it only counts and groups what it lays out.
 """
 
 from __future__ import annotations
@@ -24,29 +24,13 @@ import numpy as np
 import pandas as pd
 
 from ..metrics import get_metric
-from ._schema import check_results_frame, rankable_metric
-from .leaderboard import (
-    DEFAULT_TIE_TOLERANCE,
-    critical_difference,
-    format_interval,
-    format_leaderboard,
-    format_rank_shift,
-    generator_agreement,
-    leaderboard,
-    rank_shift,
-    selection_summary,
-)
+from ._analysis import Analysis, Comparison
+from ._formatting import format_interval, format_leaderboard, format_rank_shift
 
 __all__ = [
     "MISSING",
-    "REFERENCE_DATA_MODEL",
-    "REFERENCE_GENERATOR",
-    "REFERENCE_GRAPH",
-    "Analysis",
-    "Comparison",
     "Table",
     "agreement_table",
-    "analyse",
     "critical_difference_table",
     "failure_table",
     "findings",
@@ -59,15 +43,6 @@ __all__ = [
     "versions_table",
 ]
 
-#: The generator every other one is compared with, when the results contain it.
-REFERENCE_GENERATOR = "DiagonalDominance"
-#: The data model every other one is compared with, when the results contain it.
-REFERENCE_DATA_MODEL = "gaussian"
-#: The graph every other one is compared with, when the results contain it.
-REFERENCE_GRAPH = "erdos_renyi"
-# The grid columns that split every leaderboard when the results have several
-# values, and the value the others are compared with.
-_SPLIT_AXES = {"graph": REFERENCE_GRAPH, "data_model": REFERENCE_DATA_MODEL}
 #: What a cell shows where there is no value.
 MISSING = "\u2013"
 
@@ -377,6 +352,7 @@ def agreement_table(comparisons: Sequence[Comparison]) -> Table:
     Examples
     --------
     >>> import pandas as pd
+    >>> from skggm_bench.benchmark._analysis import analyse
     >>> rows = [
     ...     {"generator": g, "n_features": 10, "density": 0.1, "n_samples": 50,
     ...      "repeat": r, "learner": name, "f1": f1, "status": "ok"}
@@ -582,180 +558,6 @@ def versions_table(frame: pd.DataFrame) -> Table:
     return Table(
         columns=["package", "version"],
         rows=[[p, ", ".join(sorted(v))] for p, v in sorted(seen.items())],
-    )
-
-
-# --------------------------------------------------------------------------------------
-# The analysis behind both front ends
-# --------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Comparison:
-    """A rank shift and its agreement between two values of a grid column.
-
-    Attributes
-    ----------
-    axis : str
-        The compared column (``"generator"``, ``"graph"`` or ``"data_model"``).
-    source, target : str
-        The reference value and the compared one.
-    shift, agreement : pandas.DataFrame
-        :func:`~skggm_bench.benchmark.leaderboard.rank_shift` and
-        :func:`~skggm_bench.benchmark.leaderboard.generator_agreement`.
-    """
-
-    axis: str
-    source: str
-    target: str
-    shift: pd.DataFrame
-    agreement: pd.DataFrame
-
-
-@dataclass(frozen=True)
-class Analysis:
-    """Every statistic the command line and the report show, computed once.
-
-    Attributes
-    ----------
-    frame : pandas.DataFrame
-        The checked result table.
-    metric : str
-        The canonical name of the metric ranked by.
-    by : tuple of str
-        The grouping columns of :attr:`board` (the generator first).
-    board : pandas.DataFrame
-        The leaderboard by ``by``.
-    overall : pandas.DataFrame
-        The leaderboard per generator (and graph and data model, when there are
-        several) over the whole grid.
-    cd : pandas.DataFrame
-        Friedman tests and critical differences by ``by``.
-    comparisons : list of Comparison
-        From the reference generator to every other one, then from the reference
-        graph, then data model, to every other one (when there are several).
-    tie_tolerance : float
-        The relative difference within which values tie in every ranking.
-    """
-
-    frame: pd.DataFrame
-    metric: str
-    by: tuple[str, ...]
-    board: pd.DataFrame
-    overall: pd.DataFrame
-    cd: pd.DataFrame
-    comparisons: list[Comparison]
-    tie_tolerance: float = DEFAULT_TIE_TOLERANCE
-
-
-def _reference(values: Sequence[str], reference: str | None, preferred: str) -> str:
-    if reference is not None:
-        if reference not in values:
-            raise ValueError(
-                f"reference={reference!r} is not a generator of the results; "
-                f"available: {sorted(values)}"
-            )
-        return reference
-    return preferred if preferred in values else sorted(values)[0]
-
-
-def analyse(
-    frame: pd.DataFrame,
-    metric: str = "f1",
-    *,
-    by: Sequence[str] = ("density",),
-    reference: str | None = None,
-    n_bootstrap: int = 2000,
-    tie_tolerance: float = DEFAULT_TIE_TOLERANCE,
-) -> Analysis:
-    """Compute the leaderboards, critical differences and comparisons of a study.
-
-    Parameters
-    ----------
-    frame : pandas.DataFrame
-        Benchmark results.
-    metric : str, default="f1"
-        The metric to rank by (a name of the metric registry).
-    by : sequence of str, default=("density",)
-        Grid columns that split the leaderboards besides the generator; the graph
-        and the data model always do when the results have several. Comparisons
-        between graphs pool the densities, since a fixed-structure graph has a
-        density of its own.
-    reference : str or None, default=None
-        The generator the others are compared with (default
-        :data:`REFERENCE_GENERATOR` when present, else the first by name).
-    n_bootstrap : int, default=2000
-        Bootstrap replicates of every interval.
-    tie_tolerance : float, default=1e-6
-        Relative difference within which two values of a block share their rank
-        (:func:`~skggm_bench.benchmark.leaderboard.leaderboard`).
-
-    Returns
-    -------
-    Analysis
-
-    Raises
-    ------
-    ValueError
-        For an empty table, a metric that is not in it, an unknown ``reference``,
-        or the errors of :func:`~skggm_bench.benchmark.leaderboard.leaderboard`.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> frame = pd.DataFrame({
-    ...     "generator": ["DD"] * 4 + ["TO"] * 4, "n_features": 10, "density": 0.1,
-    ...     "n_samples": 50, "repeat": [0, 0, 1, 1] * 2, "learner": ["a", "b"] * 4,
-    ...     "f1": [0.2, 0.6, 0.3, 0.7, 0.8, 0.1, 0.9, 0.2], "status": "ok"})
-    >>> analysis = analyse(frame, "f1", n_bootstrap=100)
-    >>> [(c.source, c.target) for c in analysis.comparisons]
-    [('DD', 'TO')]
-    """
-    frame = check_results_frame(frame)
-    if frame.empty:
-        raise ValueError("the results have no rows: there is nothing to show")
-    metric = rankable_metric(metric, frame)
-    by = [c for c in by if c != "generator"]
-    # Graphs and data models with several values always split the leaderboards:
-    # pooling them would hide how the ranking changes across them.
-    several = [c for c in _SPLIT_AXES if frame[c].nunique() > 1]
-    by += [c for c in several if c not in by]
-    options = {"n_bootstrap": n_bootstrap, "tie_tolerance": tie_tolerance}
-    board = leaderboard(frame, metric, by=by, **options)
-    overall = leaderboard(frame, metric, by=several, **options)
-    cd = critical_difference(frame, metric, by=by, tie_tolerance=tie_tolerance)
-    comparisons = []
-    generators = sorted(frame["generator"].unique())
-    source = _reference(generators, reference, REFERENCE_GENERATOR)
-    axes = [("generator", source, generators)]
-    for column in several:
-        levels = sorted(frame[column].unique())
-        axes.append(
-            (column, _reference(levels, None, _SPLIT_AXES[column]), levels)
-        )
-    for axis, source, levels in axes:
-        within = [c for c in by if c != axis and (axis, c) != ("graph", "density")]
-        for target in (level for level in levels if level != source):
-            arguments = (frame, metric, source, target)
-            keywords = {"axis": axis, "by": within, **options}
-            comparisons.append(
-                Comparison(
-                    axis,
-                    source,
-                    target,
-                    rank_shift(*arguments, **keywords),
-                    generator_agreement(*arguments, **keywords),
-                )
-            )
-    return Analysis(
-        frame=frame,
-        metric=metric,
-        by=tuple(board.attrs["by"]),
-        board=board,
-        overall=overall,
-        cd=cd,
-        comparisons=comparisons,
-        tie_tolerance=board.attrs["tie_tolerance"],
     )
 
 
@@ -1062,7 +864,7 @@ def _share(count: int, total: int) -> str:
 
 def _selection_sentences(analysis: Analysis) -> list[str]:
     """Learners that selected every pair, or none: their edge metrics mislead."""
-    summary = selection_summary(analysis.frame)
+    summary = analysis.selection
     if summary.empty:
         return []
     parts = []
@@ -1109,6 +911,7 @@ def findings(analysis: Analysis) -> list[str]:
     Examples
     --------
     >>> import pandas as pd
+    >>> from skggm_bench.benchmark._analysis import analyse
     >>> frame = pd.DataFrame({
     ...     "generator": "DD", "n_features": 10, "density": 0.1, "n_samples": 50,
     ...     "repeat": [0, 0, 1, 1, 2, 2], "learner": ["a", "b"] * 3,
@@ -1239,6 +1042,7 @@ def text_report(analysis: Analysis, width: int = 100) -> str:
     Examples
     --------
     >>> import pandas as pd
+    >>> from skggm_bench.benchmark._analysis import analyse
     >>> frame = pd.DataFrame({
     ...     "generator": "DD", "n_features": 10, "density": 0.1, "n_samples": 50,
     ...     "repeat": [0, 0, 1, 1], "learner": ["a", "b"] * 2,
@@ -1314,6 +1118,7 @@ def report_tables(analysis: Analysis) -> list[tuple[str, Table]]:
     Examples
     --------
     >>> import pandas as pd
+    >>> from skggm_bench.benchmark._analysis import analyse
     >>> frame = pd.DataFrame({
     ...     "generator": "DD", "n_features": 10, "density": 0.1, "n_samples": 50,
     ...     "repeat": [0, 0, 1, 1], "learner": ["a", "b"] * 2,

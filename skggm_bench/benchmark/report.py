@@ -52,11 +52,9 @@ import pandas as pd
 
 from .. import __version__
 from ..metrics import get_metric
+from ._analysis import REFERENCE_GENERATOR, Analysis, analyse
 from ._display import (
-    REFERENCE_GENERATOR,
-    Analysis,
     agreement_table,
-    analyse,
     critical_difference_table,
     failure_table,
     findings,

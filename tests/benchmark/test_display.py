@@ -5,9 +5,9 @@ import re
 import numpy as np
 import pandas as pd
 
+from skggm_bench.benchmark._analysis import analyse
 from skggm_bench.benchmark._display import (
     Table,
-    analyse,
     findings,
     leaderboard_table,
     rank_shift_table,

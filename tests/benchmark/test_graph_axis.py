@@ -15,7 +15,8 @@ import pytest
 from sklearn.covariance import GraphicalLasso, LedoitWolf
 
 from skggm_bench.benchmark import Benchmark, StudyError
-from skggm_bench.benchmark._display import analyse, text_report
+from skggm_bench.benchmark._analysis import analyse
+from skggm_bench.benchmark._display import text_report
 from skggm_bench.benchmark._schema import check_results_frame
 from skggm_bench.benchmark.config import ConfigError, parse_config
 from skggm_bench.benchmark.leaderboard import leaderboard

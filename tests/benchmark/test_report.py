@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from skggm_bench.benchmark._display import analyse
+from skggm_bench.benchmark._analysis import analyse
 from skggm_bench.benchmark.leaderboard import format_interval, leaderboard, rank_shift
 from skggm_bench.benchmark.report import write_report
 

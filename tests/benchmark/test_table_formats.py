@@ -5,7 +5,8 @@ import io
 import pandas as pd
 import pytest
 
-from skggm_bench.benchmark._display import MISSING, Table, analyse, report_tables
+from skggm_bench.benchmark._analysis import analyse
+from skggm_bench.benchmark._display import MISSING, Table, report_tables
 from skggm_bench.benchmark._table_formats import format_table
 
 AWKWARD = Table(

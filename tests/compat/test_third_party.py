@@ -26,7 +26,8 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from skggm_bench.benchmark import Benchmark, StudyError, _benchmark
-from skggm_bench.benchmark._display import analyse, findings
+from skggm_bench.benchmark._analysis import analyse
+from skggm_bench.benchmark._display import findings
 from skggm_bench.benchmark.config import load_config
 from skggm_bench.benchmark.report import write_report
 from skggm_bench.generators import DiagonalDominance, PartialOrthogonalization
