@@ -17,11 +17,10 @@ largest difference of the entries too).
 """
 
 import argparse
-import subprocess
 import time
-import types
 
 import numpy as np
+from _git_revision import module_at
 from threadpoolctl import threadpool_limits
 
 from skggm_bench.datasets import make_ggm
@@ -29,19 +28,6 @@ from skggm_bench.generators import DiagonalDominance, TriangulatedOrthogonalizat
 from skggm_bench.learners import CLIME
 
 PATH = "skggm_bench/learners/_clime_path.py"
-
-
-def module_at(revision: str) -> types.ModuleType:
-    """``_clime_path`` as it was at ``revision``."""
-    source = subprocess.run(
-        ["git", "show", f"{revision}:{PATH}"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    module = types.ModuleType("clime_path_at_" + revision)
-    exec(compile(source, f"{revision}:{PATH}", "exec"), module.__dict__)
-    return module
 
 
 def problems() -> list[tuple[np.ndarray, np.ndarray]]:
@@ -72,7 +58,7 @@ def main() -> None:
     args = parser.parse_args()
     from skggm_bench.learners import _clime_path as current
 
-    before = module_at(args.against)
+    before = module_at(args.against, PATH)
     cases = problems()
     times = {"current": [], args.against: []}
     with threadpool_limits(1):

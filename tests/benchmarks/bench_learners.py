@@ -23,14 +23,13 @@ predictors, where coordinate descent is slow).
 """
 
 import argparse
-import importlib.util
 import itertools
 import statistics
-import subprocess
 import time
 import warnings
 
 import numpy as np
+from _git_revision import module_at
 from sklearn.covariance import OAS, GraphicalLassoCV, LedoitWolf
 from threadpoolctl import threadpool_limits
 
@@ -85,23 +84,6 @@ LEARNERS = {
 }
 
 
-def _nodewise_lasso_at(revision: str):
-    """The ``nodewise_lasso`` function of ``_nodewise_lasso.py`` at git ``revision``."""
-    source = subprocess.run(
-        ["git", "show", f"{revision}:skggm_bench/learners/_nodewise_lasso.py"],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
-    # A sibling of the current module, so that its relative imports resolve.
-    spec = importlib.util.spec_from_loader(
-        "skggm_bench.learners._nodewise_lasso_baseline", loader=None
-    )
-    module = importlib.util.module_from_spec(spec)
-    exec(compile(source, f"{revision}:_nodewise_lasso.py", "exec"), module.__dict__)
-    return module.nodewise_lasso
-
-
 def grid_datasets(n_features: int, n_samples: int) -> dict:
     """``{label: X}`` over three generators and three densities (seed 0)."""
     makers = {
@@ -121,7 +103,9 @@ def grid_datasets(n_features: int, n_samples: int) -> dict:
 def compare_with_baseline(datasets: dict, revision: str, repeats: int) -> None:
     """Minimum CPU time of the lasso learners, baseline vs current, alternating."""
     implementations = {
-        revision: _nodewise_lasso_at(revision),
+        revision: module_at(
+            revision, "skggm_bench/learners/_nodewise_lasso.py"
+        ).nodewise_lasso,
         "current": nodewise.nodewise_lasso,
     }
     learners = {
