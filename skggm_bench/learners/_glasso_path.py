@@ -68,28 +68,32 @@ def _newton_direction(W, gradient, support):
     w = np.diag(W)
     scale = np.outer(w, w) + W * W
     np.fill_diagonal(scale, w * w)
-    scale = np.where(support, scale, 1.0)
+    # Masks as factors and flat inner products: the operator is cheap at these
+    # sizes, so the loop's own operations count.
+    mask = support.astype(float)
+    inverse_scale = mask / scale
     residual = -gradient
     norm0 = np.linalg.norm(residual)
-    target = norm0 * min(0.1, norm0)
+    target = (norm0 * min(0.1, norm0)) ** 2
     D = np.zeros_like(W)
-    z = residual / scale
-    direction = z
-    rz = np.sum(residual * z)
+    z = residual * inverse_scale
+    direction = z.copy()
+    rz = np.vdot(residual, z)
     for _ in range(_MAX_CG):
         product = W @ direction @ W
-        product[~support] = 0.0
-        curvature = np.sum(direction * product)
+        product *= mask
+        curvature = np.vdot(direction, product)
         if curvature <= 0:
             break
         step = rz / curvature
         D += step * direction
-        residual = residual - step * product
-        if np.linalg.norm(residual) <= target:
+        residual -= step * product
+        if np.vdot(residual, residual) <= target:
             break
-        z = residual / scale
-        rz_next = np.sum(residual * z)
-        direction = z + (rz_next / rz) * direction
+        z = residual * inverse_scale
+        rz_next = np.vdot(residual, z)
+        direction *= rz_next / rz
+        direction += z
         rz = rz_next
     return D
 
