@@ -118,11 +118,13 @@ def _limit_entering(entering, excess, active):
     excess of ``|S_ij - W_ij|`` over the penalty; the others are checked again
     at the next step. The optimality conditions still decide when to stop.
     """
-    upper = np.triu(entering, 1)
-    count = np.count_nonzero(upper)
-    limit = max(_MIN_ENTERING, np.count_nonzero(np.triu(active, 1)) // 2)
+    # Both masks are symmetric with an empty diagonal: pairs are half the count.
+    count = np.count_nonzero(entering) // 2
+    limit = max(_MIN_ENTERING, np.count_nonzero(active) // 4)
     if count <= limit:
         return
+    upper = np.triu(entering, 1)
+    count = np.count_nonzero(upper)
     ranked = excess[upper]
     cutoff = np.partition(ranked, count - limit)[count - limit]
     kept = upper & (excess >= cutoff)
@@ -141,6 +143,8 @@ def _solve_component(S, alpha, K):
         return None
     for _ in range(_MAX_NEWTON):
         W = linalg.cho_solve((factor, True), np.eye(p), check_finite=False)
+        # Exactly symmetric, as S and K: the sign patterns derived below must be.
+        W = 0.5 * (W + W.T)
         smooth = S - W
         sign = np.sign(K)
         active = (sign != 0) & offdiag
@@ -198,6 +202,7 @@ def graphical_lasso_path(S: np.ndarray, alphas) -> tuple[np.ndarray, np.ndarray]
     # problem is solved at unit scale and the tolerance is relative.
     unit = float(np.max(np.diag(S)))
     S = np.asarray(S, dtype=float) / unit
+    S = 0.5 * (S + S.T)
     alphas = np.asarray(alphas, dtype=float) / unit
     p = S.shape[0]
     offdiag_abs = np.abs(S)
