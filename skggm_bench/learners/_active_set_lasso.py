@@ -26,8 +26,9 @@ active ``d_j = t s_j`` with ``sign(w_j) = s_j``.
 
 The iteration converges fast from a nearby start, so a penalty is reached
 from the largest (empty model) down by warm-started steps. A node whose step
-does not settle within ``_LASSO_MAX_ITER`` iterations (the iteration can cycle
-on strongly correlated variables) follows its exact lasso path, the homotopy
+does not settle (the iteration can cycle on strongly correlated variables; it
+fails when it returns to an earlier active set, or after ``_MAX_ITER``
+iterations, fewer over a short step) follows its exact lasso path, the homotopy
 (one variable enters or leaves per event), from its last exact solution down
 to the penalty; the result is confirmed by the iteration. Where even that
 fails (a singular active block), scikit-learn's coordinate descent gives a
@@ -44,13 +45,16 @@ from scipy import sparse
 from sklearn import config_context
 from sklearn.linear_model import lasso_path
 
-# Active-set iterations per penalty before a step counts as failed. From a warm
-# start two to five suffice; a run that needs more is cycling. A failed lasso
-# step goes to the homotopy, cheaper than more iterations: 6 was the fastest of
-# 4, 6, 10 and 20 for StARS on the methods preset's cells (p = 50); the
-# square-root lasso's closed form, whose fallback is costly, keeps 20.
+# Active-set iterations per penalty before a step counts as failed (a node
+# that returns to an earlier active set fails at once). From a warm start two to
+# five suffice; one step from the empty model to a tenth of the largest penalty
+# takes 6-8 at p = 100-400. A failed lasso step goes to the homotopy, cheap over
+# a short step (a penalty ratio of _SHORT_STEP or closer, as between StARS's
+# grid points): there 6 iterations were the fastest of 4, 6, 10 and 20 for StARS
+# on the methods preset's cells (p = 50).
 _MAX_ITER = 20
-_LASSO_MAX_ITER = 6
+_SHORT_STEP = 0.5
+_SHORT_STEP_MAX_ITER = 6
 # Events of the homotopy (_homotopy) at most per feature before it gives up (a
 # path from the empty model changes each variable a few times at most), and the
 # relative tolerance within which an event above the current penalty is a tie.
@@ -171,8 +175,9 @@ def _active_set_iterations(R, allowed, nodes, penalty, W, scaled, max_active, ma
     max_active : int
         Largest active set the iteration may try (the rank of ``R`` bounds the
         size of a unique solution).
-    max_iter : int
-        Iterations before the nodes still moving count as failed.
+    max_iter : int or ndarray of shape (k,)
+        Iterations (linear solves) before a node still moving counts as failed,
+        for all nodes or each.
 
     Returns
     -------
@@ -187,7 +192,15 @@ def _active_set_iterations(R, allowed, nodes, penalty, W, scaled, max_active, ma
     used_active = np.zeros((R.shape[0], nodes.size), dtype=bool)
     used_signs = np.zeros((R.shape[0], nodes.size))
     pending = np.arange(nodes.size)  # positions in ``nodes``
-    for _ in range(max_iter):
+    # The next iterate is a function of the active set and signs, so a node
+    # that returns to an earlier one cycles for ever: it fails at once. States
+    # are compared by a random projection of their signs (``R``'s own size seeds
+    # it, so that the result does not depend on anything else).
+    projection = np.random.default_rng(R.shape[0]).standard_normal(R.shape[0])
+    max_iter = np.broadcast_to(max_iter, nodes.shape)
+    iterations = int(max_iter.max(initial=0))
+    visited = np.full((iterations, nodes.size), np.nan)
+    for iteration in range(iterations + 1):
         columns = nodes[pending]
         Wp = W[:, columns]
         # R @ Wp through the sparse coefficients (nnz * p operations, not p^2 k)
@@ -213,7 +226,10 @@ def _active_set_iterations(R, allowed, nodes, penalty, W, scaled, max_active, ma
             & np.all(signs == used_signs[:, pending], axis=0)
         )
         settled[pending[same]] = True
-        keep = ~same & (active.sum(axis=0) <= max_active)
+        state = projection @ signs
+        cycling = np.any(visited[:iteration, pending] == state, axis=0)
+        keep = ~same & ~cycling & (active.sum(axis=0) <= max_active)
+        keep &= iteration < max_iter[pending]
         pending, active, signs = pending[keep], active[:, keep], signs[:, keep]
         if pending.size == 0:
             break
@@ -238,6 +254,7 @@ def _active_set_iterations(R, allowed, nodes, penalty, W, scaled, max_active, ma
         solved[pending] = True
         used_active[:, pending] = active[:, finite]
         used_signs[:, pending] = signs[:, finite]
+        visited[iteration, pending] = state[keep][finite]
     return settled
 
 
@@ -357,16 +374,9 @@ class _Problem:
         # larger tentative active set is singular.
         self.max_active = max(min(n_samples - 1, n_features - 1), 0)
 
-    def iterate(self, nodes, penalty, W, scaled):
+    def iterate(self, nodes, penalty, W, scaled, max_iter=_MAX_ITER):
         return _active_set_iterations(
-            self.R,
-            self.allowed,
-            nodes,
-            penalty,
-            W,
-            scaled,
-            self.max_active,
-            _MAX_ITER if scaled else _LASSO_MAX_ITER,
+            self.R, self.allowed, nodes, penalty, W, scaled, self.max_active, max_iter
         )
 
     def residual_scale(self, W, nodes):
@@ -398,8 +408,13 @@ class _Problem:
             proposal = np.where(
                 np.isfinite(reached[moving]), reached[moving] * step, goal[moving]
             )
+            # A failed node follows the homotopy from its last solution, whose
+            # cost grows with the distance: over a short step, few iterations
+            # are worth trying first.
+            short = np.isfinite(reached[moving]) & (step >= _SHORT_STEP)
+            max_iter = np.where(short, _SHORT_STEP_MAX_ITER, _MAX_ITER)
             start = W[:, moving].copy()
-            settled = self.iterate(moving, proposal, W, scaled=False)
+            settled = self.iterate(moving, proposal, W, scaled=False, max_iter=max_iter)
             reached[moving[settled]] = proposal[settled]
             failed = moving[~settled]
             W[:, failed] = start[:, ~settled]
@@ -429,7 +444,9 @@ class _Problem:
             if coef is not None:
                 W[:, node] = coef
         approximate = W[:, nodes].copy()
-        settled = self.iterate(nodes, goal[nodes], W, scaled=False)
+        settled = self.iterate(
+            nodes, goal[nodes], W, scaled=False, max_iter=_SHORT_STEP_MAX_ITER
+        )
         for position in np.flatnonzero(~settled):
             node = nodes[position]
             W[:, node] = _coordinate_descent(
