@@ -1,30 +1,31 @@
 """StARS of the methods preset on its cells, this tree against a baseline (not a test).
 
-Run from the repository root, after exporting the baseline's package (here the
-commit before the change measured):
+Run from the repository root:
 
-    git archive 15fd905 skggm_bench | tar -x -C /tmp/baseline
-    .venv/bin/python tests/benchmarks/bench_stars_preset.py --baseline /tmp/baseline
+    .venv/bin/python tests/benchmarks/bench_stars_preset.py [--baseline REV]
 
 For each StARS learner of the methods preset named (default ``mb_stars``,
 StARS over ``NeighbourhoodSelection``, and ``glasso_stars``, StandardScaler then
 StARS over ``GraphicalLasso(enet_tol=1e-6)``) and each generator, the learner,
 built from the preset as the harness builds it, is fitted on the generator's
 cells (4 graphs x 3 sample sizes x ``--repeats`` repeats, drawn once here as the
-harness draws them and handed to both): first by the baseline, then by this tree,
-each in a fresh process with one BLAS thread. Printed per learner and generator:
-the CPU seconds of each (process time, summed over the cells), their ratio, the
-longest single fit of each, and in how many cells the chosen penalty, the selected
-edges and all edge frequencies are the same; then the load average.
+harness draws them and handed to every run), each run in a fresh process with one
+BLAS thread. With ``--baseline REV`` the package at git revision ``REV`` (exported
+with ``git archive``) is run first, then this tree's, back to back. Printed per
+learner and generator: the CPU seconds of each (process time, summed over the
+cells), their ratio, the longest single fit of each, and in how many cells the
+chosen penalty, the selected edges and all edge frequencies are the same; then
+the load average.
 """
 
 import argparse
+import io
 import os
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
-from pathlib import Path
 
 import numpy as np
 
@@ -106,9 +107,21 @@ def run_worker(tree: str | None, learner: str, cells_path: str, out_path: str):
     return np.load(out_path)
 
 
+def export_package(revision: str, folder: str) -> str:
+    """Extract ``skggm_bench`` at git ``revision`` under ``folder``; return it."""
+    archive = subprocess.run(
+        ["git", "archive", revision, "skggm_bench"], check=True, capture_output=True
+    ).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        # The "data" filter where this Python has it (3.11.4 and later).
+        options = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
+        tar.extractall(folder, **options)
+    return folder
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--baseline", help="folder holding skggm_bench (required)")
+    parser.add_argument("--baseline", metavar="REV", default=None)
     parser.add_argument("--learners", default="mb_stars,glasso_stars")
     parser.add_argument("--generators", default=",".join(GENERATORS))
     parser.add_argument("--repeats", type=int, default=3)
@@ -117,33 +130,41 @@ def main() -> None:
     if args.worker:
         fit_cells(*args.worker)
         return
-    if args.baseline is None:
-        parser.error("--baseline is required")
-    baseline = str(Path(args.baseline).resolve())
-    if not (Path(baseline) / "skggm_bench" / "__init__.py").is_file():
-        parser.error(f"--baseline: no skggm_bench package in {baseline}")
     print(f"load average at the start: {os.getloadavg()}")
     print(
-        "| learner | generator | cells | baseline CPU (s) | this tree CPU (s) | ratio "
-        "| longest fit baseline / this tree (s) | same penalty | same edges "
-        "| same edge frequencies |"
+        f"| learner | generator | cells | {args.baseline or 'baseline'} CPU (s) | "
+        "this tree CPU (s) | ratio | longest fit baseline / this tree (s) | "
+        "same penalty | same edges | same edge frequencies |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|")
     totals = np.zeros(2)
     with tempfile.TemporaryDirectory() as folder:
+        baseline = None
+        if args.baseline is not None:
+            baseline = export_package(args.baseline, os.path.join(folder, "baseline"))
         for generator in args.generators.split(","):
             cells_path = os.path.join(folder, f"{generator}.npz")
             cells = draw_cells(generator, args.repeats)
             np.savez(cells_path, **cells)
             for learner in args.learners.split(","):
-                old = run_worker(
-                    baseline, learner, cells_path, os.path.join(folder, "old.npz")
-                )
+                if baseline is not None:
+                    old = run_worker(
+                        baseline, learner, cells_path, os.path.join(folder, "old.npz")
+                    )
+                    if not str(old["package"]).startswith(baseline):
+                        sys.exit(f"the baseline run imported {old['package']}")
                 new = run_worker(
                     None, learner, cells_path, os.path.join(folder, "new.npz")
                 )
-                if not str(old["package"]).startswith(baseline):
-                    sys.exit(f"the baseline run imported {old['package']}")
+                if baseline is None:
+                    cpu = np.array([new[f"{c}/cpu"] for c in cells])
+                    totals[1] += cpu.sum()
+                    print(
+                        f"| {learner} | {generator} | {len(cells)} | | "
+                        f"{cpu.sum():.1f} | | {cpu.max():.2f} | | | |",
+                        flush=True,
+                    )
+                    continue
                 cpu = np.array([[old[f"{c}/cpu"], new[f"{c}/cpu"]] for c in cells])
                 same = {
                     key: sum(
@@ -161,10 +182,8 @@ def main() -> None:
                     f"{same['alpha']} | {same['edges']} | {same['frequencies']} |",
                     flush=True,
                 )
-    print(
-        f"| all | | | {totals[0]:.1f} | {totals[1]:.1f} | "
-        f"{totals[0] / totals[1]:.1f}x | | | | |"
-    )
+    ratio = f"{totals[0] / totals[1]:.1f}x" if totals[0] else ""
+    print(f"| all | | | {totals[0]:.1f} | {totals[1]:.1f} | {ratio} | | | | |")
     print(f"load average at the end: {os.getloadavg()}")
 
 
