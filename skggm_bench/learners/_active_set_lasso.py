@@ -405,13 +405,14 @@ class _Problem:
                     _CONTINUATION_RATIO,
                     1.0 / _CONTINUATION_RATIO,
                 )
-            proposal = np.where(
-                np.isfinite(reached[moving]), reached[moving] * step, goal[moving]
-            )
+            # No step from a solution at penalty 0 (least squares, which the
+            # square-root lasso's root search may reach) or at an unknown one.
+            steps = np.isfinite(reached[moving]) & (reached[moving] > 0)
+            proposal = np.where(steps, reached[moving] * step, goal[moving])
             # A failed node follows the homotopy from its last solution, whose
             # cost grows with the distance: over a short step, few iterations
             # are worth trying first.
-            short = np.isfinite(reached[moving]) & (step >= _SHORT_STEP)
+            short = steps & (step >= _SHORT_STEP)
             max_iter = np.where(short, _SHORT_STEP_MAX_ITER, _MAX_ITER)
             start = W[:, moving].copy()
             settled = self.iterate(moving, proposal, W, scaled=False, max_iter=max_iter)

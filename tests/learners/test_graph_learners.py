@@ -15,7 +15,11 @@ from skggm_bench.learners import (
     NeighbourhoodSelection,
     ThresholdedCorrelation,
 )
-from skggm_bench.learners._active_set_lasso import _homotopy, nodewise_lasso_path
+from skggm_bench.learners._active_set_lasso import (
+    _homotopy,
+    _Problem,
+    nodewise_lasso_path,
+)
 from skggm_bench.learners._clime import clime_columns
 from skggm_bench.learners._utils import standardize_columns
 
@@ -161,6 +165,23 @@ def test_nodewise_lasso_is_optimal_with_duplicated_columns():
             np.maximum(np.abs(residual) - alpha, 0.0),
         )
         assert violation.max() < 1e-9
+
+
+def test_lasso_moves_up_from_the_least_squares_solution():
+    """The square-root lasso's root search can reach penalty 0 (least squares)
+    and then ask for a larger one; no continuation step leads away from 0, so
+    the penalty is solved directly (this looped for ever once)."""
+    rng = np.random.default_rng(5)
+    Z, _ = standardize_columns(correlated_data(60, 6, 5) + rng.standard_normal((60, 6)))
+    problem = _Problem(Z)
+    W = np.zeros((6, 6))
+    W[1:, 0] = np.linalg.solve(problem.R[1:, 1:], problem.R[1:, 0])
+    reached = np.full(6, np.inf)
+    reached[0] = 0.0
+    problem.lasso(np.array([0]), np.array([0.05]), W, reached)
+    reference = Lasso(alpha=0.05, tol=1e-15, max_iter=10**6).fit(Z[:, 1:], Z[:, 0])
+    np.testing.assert_allclose(W[1:, 0], reference.coef_, atol=1e-9)
+    assert reached[0] == 0.05
 
 
 # -- NeighbourhoodSelection ---------------------------------------------------------
