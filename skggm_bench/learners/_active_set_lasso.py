@@ -25,15 +25,19 @@ active set and signs, the solution satisfies the optimality conditions exactly
 active ``d_j = t s_j`` with ``sign(w_j) = s_j``.
 
 The iteration converges fast from a nearby start, so a penalty is reached
-from the largest (empty model) down by warm-started steps. A step that does
-not settle within ``_MAX_ITER`` iterations (the iteration can cycle on strongly
-correlated variables) is retried with a smaller step; a node that keeps failing
-is solved by scikit-learn's coordinate descent and then finished exactly by the
-iteration from there, so the result never depends on the iteration converging
-from afar. For the square-root lasso the closed form is tried first; a node
-where it fails alternates ``sigma = ||residual|| / sqrt(n)`` with an exact lasso
-at ``lam * sigma`` (the scaled lasso of Sun & Zhang 2012, whose fixed point is
-the square-root lasso solution) and is finished by the closed form.
+from the largest (empty model) down by warm-started steps. A node whose step
+does not settle (the iteration can cycle on strongly correlated variables; it
+fails when it returns to an earlier active set, or after ``_MAX_ITER``
+iterations, fewer over a short step) follows its exact lasso path, the homotopy
+(one variable enters or leaves per event), from its last exact solution down
+to the penalty; the result is confirmed by the iteration. Where even that
+fails (a singular active block), scikit-learn's coordinate descent gives a
+start from which the iteration finishes, so the result never depends on the
+iteration converging from afar. For the square-root lasso the closed form is
+tried first; a node where it fails alternates ``sigma = ||residual|| /
+sqrt(n)`` with an exact lasso at ``lam * sigma`` (the scaled lasso of Sun &
+Zhang 2012, whose fixed point is the square-root lasso solution) and is
+finished by the closed form.
 """
 
 import numpy as np
@@ -41,9 +45,24 @@ from scipy import sparse
 from sklearn import config_context
 from sklearn.linear_model import lasso_path
 
-# Active-set iterations per penalty before a step counts as failed. From a warm
-# start two to five suffice; a run that needs more is cycling.
+# Active-set iterations per penalty before a step counts as failed (a node
+# that returns to an earlier active set fails at once). From a warm start two to
+# five suffice; one step from the empty model to a tenth of the largest penalty
+# takes 6-8 at p = 100-400. A failed lasso step goes to the homotopy, cheap over
+# a short step (a penalty ratio of _SHORT_STEP or closer, as between StARS's
+# grid points): there 6 iterations were the fastest of 4, 6, 10 and 20 for StARS
+# on the methods preset's cells (p = 50).
 _MAX_ITER = 20
+_SHORT_STEP = 0.5
+_SHORT_STEP_MAX_ITER = 6
+# Events of the homotopy (_homotopy) at most per feature before it gives up (a
+# path from the empty model changes each variable a few times at most), and the
+# relative tolerance within which an event above the current penalty is a tie.
+_MAX_EVENTS_PER_FEATURE = 10
+_EVENT_RTOL = 1e-10
+# Largest p^2 k (k nodes) of R @ W computed as a dense product: about a
+# millisecond, the time to build a sparse array of W and some.
+_DENSE_PRODUCT_SIZE = 2_000_000
 # Fewest variables a node may add to its active set in one iteration (see
 # _limit_entering).
 _MIN_ENTERING = 10
@@ -51,10 +70,6 @@ _MIN_ENTERING = 10
 # entering limit most steps settle even from the empty model; 0.1 was the
 # fastest of 0.5, 0.25 and 0.1 at p = 100-400 (n = 200).
 _CONTINUATION_RATIO = 0.1
-# A node whose step failed retries with the square root of the step's factor
-# (the geometric midpoint); once the factor exceeds this (after five failures
-# from 0.1) it goes to coordinate descent.
-_SMALLEST_STEP_RATIO = 0.95
 # Coordinate-descent tolerance of the fallback (duality gap relative to ||y||^2,
 # scikit-learn's definition): tight enough for the active-set iteration to
 # finish from its result, loose enough to be reached in floating point.
@@ -139,7 +154,7 @@ def _limit_entering(active, excess, current):
     active[:, over] &= ~entering[:, over] | (ranked >= cutoff)
 
 
-def _active_set_iterations(R, allowed, nodes, penalty, W, scaled, max_active):
+def _active_set_iterations(R, allowed, nodes, penalty, W, scaled, max_active, max_iter):
     """Run the active-set iteration for ``nodes`` from their columns of ``W``.
 
     Parameters
@@ -160,6 +175,9 @@ def _active_set_iterations(R, allowed, nodes, penalty, W, scaled, max_active):
     max_active : int
         Largest active set the iteration may try (the rank of ``R`` bounds the
         size of a unique solution).
+    max_iter : int or ndarray of shape (k,)
+        Iterations (linear solves) before a node still moving counts as failed,
+        for all nodes or each.
 
     Returns
     -------
@@ -174,11 +192,24 @@ def _active_set_iterations(R, allowed, nodes, penalty, W, scaled, max_active):
     used_active = np.zeros((R.shape[0], nodes.size), dtype=bool)
     used_signs = np.zeros((R.shape[0], nodes.size))
     pending = np.arange(nodes.size)  # positions in ``nodes``
-    for _ in range(_MAX_ITER):
+    # The next iterate is a function of the active set and signs, so a node
+    # that returns to an earlier one cycles for ever: it fails at once. States
+    # are compared by a random projection of their signs (``R``'s own size seeds
+    # it, so that the result does not depend on anything else).
+    projection = np.random.default_rng(R.shape[0]).standard_normal(R.shape[0])
+    max_iter = np.broadcast_to(max_iter, nodes.shape)
+    iterations = int(max_iter.max(initial=0))
+    visited = np.full((iterations, nodes.size), np.nan)
+    for iteration in range(iterations + 1):
         columns = nodes[pending]
         Wp = W[:, columns]
-        # R @ Wp through the sparse coefficients: nnz * p operations, not p^3.
-        RW = np.asarray((sparse.csr_array(Wp.T) @ R).T)
+        # R @ Wp through the sparse coefficients (nnz * p operations, not p^2 k)
+        # where the dense product is costly; building the sparse array costs
+        # more than a small dense product.
+        if Wp.size * R.shape[0] > _DENSE_PRODUCT_SIZE:
+            RW = np.asarray((sparse.csr_array(Wp.T) @ R).T)
+        else:
+            RW = R @ Wp
         q = R[:, columns]
         threshold = penalty[pending]
         if scaled:
@@ -195,7 +226,10 @@ def _active_set_iterations(R, allowed, nodes, penalty, W, scaled, max_active):
             & np.all(signs == used_signs[:, pending], axis=0)
         )
         settled[pending[same]] = True
-        keep = ~same & (active.sum(axis=0) <= max_active)
+        state = projection @ signs
+        cycling = np.any(visited[:iteration, pending] == state, axis=0)
+        keep = ~same & ~cycling & (active.sum(axis=0) <= max_active)
+        keep &= iteration < max_iter[pending]
         pending, active, signs = pending[keep], active[:, keep], signs[:, keep]
         if pending.size == 0:
             break
@@ -220,6 +254,7 @@ def _active_set_iterations(R, allowed, nodes, penalty, W, scaled, max_active):
         solved[pending] = True
         used_active[:, pending] = active[:, finite]
         used_signs[:, pending] = signs[:, finite]
+        visited[iteration, pending] = state[keep][finite]
     return settled
 
 
@@ -246,6 +281,84 @@ def _coordinate_descent(Z, allowed, node, lam, start):
     return coef
 
 
+def _homotopy(R, allowed, node, w, start, target, max_events):
+    """Follow node ``node``'s lasso path from ``start`` down to ``target``.
+
+    ``w`` is the exact solution at penalty ``start >= target``. Between events
+    the active set ``A`` and signs ``s`` are fixed and the solution is linear in
+    the penalty, ``w_A = u - lam v`` (``u``, ``v`` as in :func:`_solve_active`);
+    the residual correlation of an inactive ``j`` is ``a_j + lam b_j``. The next
+    event is the largest penalty below the current one where an active
+    coefficient reaches 0 (``lam = u_i / v_i``; it leaves) or an inactive
+    correlation reaches ``+-lam`` (``lam = a_j / (1 -+ b_j)``; it enters with
+    that sign); the variable that changed last is not a candidate at the next
+    event. Unlike the active-set iteration this cannot cycle: every step is an
+    exact solution, each event one change (Osborne, Presnell & Turlach 2000;
+    Efron et al. 2004).
+
+    Returns
+    -------
+    coef : ndarray of shape (n_features,) or None
+        The solution at ``target``; None when an active block is singular or
+        more than ``max_events`` events are needed.
+    """
+    q = R[:, node]
+    signs = np.sign(w)
+    lam = start
+    changed = -1
+    for _ in range(max_events):
+        active = np.flatnonzero(signs)
+        if active.size:
+            try:
+                rhs = np.column_stack([q[active], signs[active]])
+                solution = np.linalg.solve(R[np.ix_(active, active)], rhs)
+            except np.linalg.LinAlgError:
+                return None
+            u, v = solution[:, 0], solution[:, 1]
+            a = q - R[:, active] @ u
+            b = R[:, active] @ v
+        else:
+            u = v = np.zeros(0)
+            a, b = q, np.zeros_like(q)
+        # An event up to _EVENT_RTOL above the current penalty (a tie, up to
+        # rounding) happens now, if the variable moves the right way: below
+        # the event an entering |a_j + lam b_j| would exceed lam, a leaving
+        # coefficient would change sign.
+        ceiling = lam * (1.0 + _EVENT_RTOL)
+        candidate = allowed & (signs == 0)
+        if changed >= 0:
+            candidate[changed] = False
+        with np.errstate(divide="ignore", invalid="ignore"):
+            leave = np.where(
+                (signs[active] * v < 0) & (active != changed), u / v, -np.inf
+            )
+            enter_up = np.where(candidate & (b < 1.0), a / (1.0 - b), -np.inf)
+            enter_down = np.where(candidate & (b > -1.0), -a / (1.0 + b), -np.inf)
+        leave[~(leave < ceiling)] = -np.inf
+        enter_up[~(enter_up < ceiling)] = -np.inf
+        enter_down[~(enter_down < ceiling)] = -np.inf
+        up, down = int(np.argmax(enter_up)), int(np.argmax(enter_down))
+        out = int(np.argmax(leave)) if active.size else -1
+        following = max(
+            leave[out] if out >= 0 else -np.inf, enter_up[up], enter_down[down]
+        )
+        if following <= target:
+            coef = np.zeros_like(q)
+            coef[active] = u - target * v
+            return coef
+        if out >= 0 and leave[out] == following:
+            changed = int(active[out])
+            signs[changed] = 0.0
+        elif enter_up[up] == following:
+            changed = up
+            signs[up] = 1.0
+        else:
+            changed = down
+            signs[down] = -1.0
+        lam = min(following, lam)
+    return None
+
+
 class _Problem:
     """The data of all node-wise regressions: ``Z``, ``R``, who may enter where."""
 
@@ -254,13 +367,16 @@ class _Problem:
         self.Z = Z
         self.R = Z.T @ Z / n_samples
         self.allowed = _allowed_predictors(self.R)
+        # The empty model is optimal for both problems above a node's largest
+        # |correlation| (sigma = 1 at w = 0): there W = 0 is exact.
+        self.empty_above = np.max(np.abs(self.R) * self.allowed, axis=0, initial=0.0)
         # A unique lasso solution has at most rank(centred data) variables; a
         # larger tentative active set is singular.
         self.max_active = max(min(n_samples - 1, n_features - 1), 0)
 
-    def iterate(self, nodes, penalty, W, scaled):
+    def iterate(self, nodes, penalty, W, scaled, max_iter=_MAX_ITER):
         return _active_set_iterations(
-            self.R, self.allowed, nodes, penalty, W, scaled, self.max_active
+            self.R, self.allowed, nodes, penalty, W, scaled, self.max_active, max_iter
         )
 
     def residual_scale(self, W, nodes):
@@ -277,39 +393,72 @@ class _Problem:
         solution; steps of at most ``_CONTINUATION_RATIO`` (either way) lead from
         there to ``target``.
         """
-        target_of = dict(zip(nodes.tolist(), target, strict=True))
         goal = np.zeros(W.shape[1])
         goal[nodes] = target
-        factor = np.full(W.shape[1], _CONTINUATION_RATIO)
         while True:
             moving = nodes[reached[nodes] != goal[nodes]]
             if moving.size == 0:
                 return
             with np.errstate(divide="ignore", invalid="ignore"):
                 step = np.clip(
-                    goal[moving] / reached[moving], factor[moving], 1.0 / factor[moving]
+                    goal[moving] / reached[moving],
+                    _CONTINUATION_RATIO,
+                    1.0 / _CONTINUATION_RATIO,
                 )
-            proposal = np.where(
-                np.isfinite(reached[moving]), reached[moving] * step, goal[moving]
-            )
+            # No step from a solution at penalty 0 (least squares, which the
+            # square-root lasso's root search may reach) or at an unknown one.
+            steps = np.isfinite(reached[moving]) & (reached[moving] > 0)
+            proposal = np.where(steps, reached[moving] * step, goal[moving])
+            # A failed node follows the homotopy from its last solution, whose
+            # cost grows with the distance: over a short step, few iterations
+            # are worth trying first.
+            short = steps & (step >= _SHORT_STEP)
+            max_iter = np.where(short, _SHORT_STEP_MAX_ITER, _MAX_ITER)
             start = W[:, moving].copy()
-            settled = self.iterate(moving, proposal, W, scaled=False)
+            settled = self.iterate(moving, proposal, W, scaled=False, max_iter=max_iter)
             reached[moving[settled]] = proposal[settled]
             failed = moving[~settled]
             W[:, failed] = start[:, ~settled]
-            factor[failed] = np.sqrt(factor[failed])
-            for node in failed[factor[failed] > _SMALLEST_STEP_RATIO]:
-                # Near-optimal from coordinate descent, then exact if the
-                # active-set iteration settles from there.
-                W[:, node] = _coordinate_descent(
-                    self.Z, self.allowed, node, target_of[node], W[:, node]
-                )
-                approximate = W[:, node].copy()
-                if not self.iterate(
-                    np.array([node]), np.array([target_of[node]]), W, scaled=False
-                )[0]:
-                    W[:, node] = approximate
-                reached[node] = target_of[node]
+            if failed.size:
+                self._follow_path(failed, goal, W, reached)
+
+    def _follow_path(self, nodes, goal, W, reached):
+        """Exact lasso of ``nodes`` at ``goal`` where the active-set iteration failed.
+
+        The homotopy from each node's exact solution (at ``reached``, or the
+        empty model above its largest correlation), checked by the active-set
+        iteration; coordinate descent, finished by the iteration, where either
+        fails.
+        """
+        for node in nodes:
+            # The homotopy runs down the path, from an exact solution.
+            exact = np.isfinite(reached[node]) and reached[node] >= goal[node]
+            coef = _homotopy(
+                self.R,
+                self.allowed[:, node],
+                node,
+                W[:, node] if exact else np.zeros(W.shape[0]),
+                reached[node] if exact else self.empty_above[node],
+                goal[node],
+                _MAX_EVENTS_PER_FEATURE * W.shape[0],
+            )
+            if coef is not None:
+                W[:, node] = coef
+        approximate = W[:, nodes].copy()
+        settled = self.iterate(
+            nodes, goal[nodes], W, scaled=False, max_iter=_SHORT_STEP_MAX_ITER
+        )
+        for position in np.flatnonzero(~settled):
+            node = nodes[position]
+            W[:, node] = _coordinate_descent(
+                self.Z, self.allowed, node, goal[node], approximate[:, position]
+            )
+            approximate[:, position] = W[:, node]
+            if not self.iterate(
+                np.array([node]), np.array([goal[node]]), W, scaled=False
+            )[0]:
+                W[:, node] = approximate[:, position]
+        reached[nodes] = goal[nodes]
 
     def square_root_lasso(self, nodes, lam, W):
         """Exact square-root lasso of ``nodes`` at ``lam``, in place in ``W``.
@@ -392,9 +541,7 @@ def nodewise_lasso_path(
     n_features = Z.shape[1]
     penalties = np.asarray(penalties, dtype=float)
     problem = _Problem(Z)
-    # The empty model is optimal for both problems above a node's largest
-    # |correlation| (sigma = 1 at w = 0): there W = 0 is exact.
-    empty_above = np.max(np.abs(problem.R) * problem.allowed, axis=0, initial=0.0)
+    empty_above = problem.empty_above
     reached = empty_above.copy()
     W = np.zeros((n_features, n_features))
     coef = np.zeros((penalties.size, n_features, n_features))

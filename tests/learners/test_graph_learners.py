@@ -15,7 +15,11 @@ from skggm_bench.learners import (
     NeighbourhoodSelection,
     ThresholdedCorrelation,
 )
-from skggm_bench.learners._active_set_lasso import nodewise_lasso_path
+from skggm_bench.learners._active_set_lasso import (
+    _homotopy,
+    _Problem,
+    nodewise_lasso_path,
+)
 from skggm_bench.learners._clime import clime_columns
 from skggm_bench.learners._utils import standardize_columns
 
@@ -107,6 +111,77 @@ def test_active_set_falls_back_on_cycling_and_stays_exact():
             np.testing.assert_allclose(
                 coef[k, node, others], reference.coef_, atol=1e-6
             )
+
+
+@pytest.mark.parametrize(("n", "p"), [(200, 12), (25, 40)])
+def test_homotopy_follows_the_exact_path_on_strongly_correlated_data(n, p):
+    """The homotopy of every node, from the empty model and then from its own
+    solution further up the path, and the whole node-wise path, against
+    scikit-learn's Lasso at a 1e-15 tolerance. AR(1) columns with coefficient
+    0.95, on which the active-set iteration cycles (the path then uses the
+    homotopy: 12 and 88 nodes x penalties here)."""
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((n, p))
+    for j in range(1, p):
+        X[:, j] = 0.95 * X[:, j - 1] + np.sqrt(1 - 0.95**2) * X[:, j]
+    Z, _ = standardize_columns(X)
+    R = Z.T @ Z / n
+    penalties = np.abs(R - np.eye(p)).max() * np.array([0.5, 0.1, 0.02])
+    path = nodewise_lasso_path(Z, penalties)
+    for node in range(p):
+        allowed = np.arange(p) != node
+        others = np.flatnonzero(allowed)
+        coef, start = np.zeros(p), np.abs(R[others, node]).max()
+        for k, alpha in enumerate(penalties):
+            coef = _homotopy(R, allowed, node, coef, max(start, alpha), alpha, 10 * p)
+            start = alpha
+            reference = Lasso(alpha=alpha, tol=1e-15, max_iter=10**6).fit(
+                Z[:, others], Z[:, node]
+            )
+            np.testing.assert_allclose(coef[others], reference.coef_, atol=1e-9)
+            np.testing.assert_allclose(path[k, node], coef, atol=1e-9)
+            assert coef[node] == 0.0
+
+
+def test_nodewise_lasso_is_optimal_with_duplicated_columns():
+    """Two identical columns make some active blocks singular (the homotopy
+    gives up there, coordinate descent takes over); every returned coefficient
+    vector still satisfies the lasso's optimality conditions."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 6))
+    X[:, 1] = X[:, 0]
+    X[:, 2] += 0.9 * X[:, 0]
+    Z, _ = standardize_columns(X)
+    R = Z.T @ Z / 60
+    penalties = np.geomspace(0.8, 0.01, 6)
+    coef = nodewise_lasso_path(Z, penalties)
+    for k, alpha in enumerate(penalties):
+        W = coef[k].T
+        residual = R - R @ W
+        np.fill_diagonal(residual, 0.0)
+        violation = np.where(
+            W != 0,
+            np.abs(residual - alpha * np.sign(W)),
+            np.maximum(np.abs(residual) - alpha, 0.0),
+        )
+        assert violation.max() < 1e-9
+
+
+def test_lasso_moves_up_from_the_least_squares_solution():
+    """The square-root lasso's root search can reach penalty 0 (least squares)
+    and then ask for a larger one; no continuation step leads away from 0, so
+    the penalty is solved directly (this looped for ever once)."""
+    rng = np.random.default_rng(5)
+    Z, _ = standardize_columns(correlated_data(60, 6, 5) + rng.standard_normal((60, 6)))
+    problem = _Problem(Z)
+    W = np.zeros((6, 6))
+    W[1:, 0] = np.linalg.solve(problem.R[1:, 1:], problem.R[1:, 0])
+    reached = np.full(6, np.inf)
+    reached[0] = 0.0
+    problem.lasso(np.array([0]), np.array([0.05]), W, reached)
+    reference = Lasso(alpha=0.05, tol=1e-15, max_iter=10**6).fit(Z[:, 1:], Z[:, 0])
+    np.testing.assert_allclose(W[1:, 0], reference.coef_, atol=1e-9)
+    assert reached[0] == 0.05
 
 
 # -- NeighbourhoodSelection ---------------------------------------------------------
