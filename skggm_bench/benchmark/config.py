@@ -280,7 +280,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     # rate), against the Krämer learners, on the four graph families of huge. StARS
     # follows each subsample's whole path at once (CLIME: parametric simplex; the
     # graphical lasso: screened warm-started solver), which keeps CLIME with StARS
-    # at 0.7 s per fit on average at p=50 (tests/benchmarks/bench_stars_path.py).
+    # at 0.7 s per fit on average here (docs/performance.md, the methods preset).
     # docs/learners.md shows the result.
     "methods": {
         "description": "Neighbourhood selection, TIGER, CLIME (default penalty and "
