@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from sparse_data import sparse_gaussian_data
 
 import skggm_bench.learners._clime_path as clime_path_module
 from skggm_bench.learners import CLIME
@@ -27,16 +28,6 @@ def perturbed_correlation(X):
     return np.corrcoef(X, rowvar=False) + np.eye(p) / np.sqrt(n)
 
 
-def random_data(n, p, seed):
-    rng = np.random.default_rng(seed)
-    upper = np.triu(rng.random((p, p)) < 3.0 / p, 1)
-    weights = upper * rng.choice([-1.0, 1.0], upper.shape) * rng.uniform(0.2, 0.4)
-    weights = weights + weights.T
-    weights *= min(1.0, 0.8 / np.abs(np.linalg.eigvalsh(weights)).max())
-    covariance = np.linalg.inv(np.eye(p) - weights)
-    return rng.multivariate_normal(np.zeros(p), covariance, size=n)
-
-
 def check_against_highs(S, alphas):
     """Every column of the path is the HiGHS solution: the same support and
     values to 1e-9, feasible, and both at the optimum l1 norm."""
@@ -51,7 +42,7 @@ def check_against_highs(S, alphas):
 
 @pytest.mark.parametrize(("n", "p", "seed"), [(100, 30, 0), (40, 30, 1), (200, 20, 2)])
 def test_path_is_the_per_penalty_solution(n, p, seed):
-    S = perturbed_correlation(random_data(n, p, seed))
+    S = perturbed_correlation(sparse_gaussian_data(n, p, seed))
     largest = np.abs(S - np.diag(np.diag(S))).max()
     check_against_highs(S, largest * np.geomspace(1.0, 0.1, 6))
 
@@ -65,7 +56,7 @@ def test_path_is_the_per_penalty_solution_on_huge_data(name):
 
 
 def test_penalties_at_or_above_one_give_no_edge_and_any_order_is_kept():
-    X = random_data(80, 12, 3)
+    X = sparse_gaussian_data(80, 12, 3)
     alphas = np.array([0.1, 1.5, 0.25, 1.0])
     path = CLIME().adjacency_path(X, alphas)
     assert not path[1].any() and not path[3].any()
@@ -75,7 +66,7 @@ def test_penalties_at_or_above_one_give_no_edge_and_any_order_is_kept():
 
 
 def test_columns_are_followed_in_groups_with_the_same_result(monkeypatch):
-    S = perturbed_correlation(random_data(60, 20, 5))
+    S = perturbed_correlation(sparse_gaussian_data(60, 20, 5))
     alphas = np.geomspace(0.6, 0.08, 5)
     together = clime_path(S, alphas)
     monkeypatch.setattr(clime_path_module, "_LOCKSTEP_ENTRIES", 3 * 20 * 20)
@@ -85,7 +76,7 @@ def test_columns_are_followed_in_groups_with_the_same_result(monkeypatch):
 
 
 def test_columns_whose_path_breaks_down_are_solved_by_highs(monkeypatch):
-    X = random_data(60, 15, 4)
+    X = sparse_gaussian_data(60, 15, 4)
     alphas = np.geomspace(0.5, 0.1, 4)
     expected = CLIME().adjacency_path(X, alphas)
 

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from sklearn.covariance import GraphicalLasso, empirical_covariance, graphical_lasso
 from sklearn.preprocessing import StandardScaler
+from sparse_data import sparse_gaussian_data
 
 import skggm_bench.learners._glasso_path as glasso_path
 from skggm_bench.learners import EBIC, StARS
@@ -21,17 +22,6 @@ SHAPES = [(120, 15, 0), (40, 20, 1), (25, 30, 2)]
 class PlainGraphicalLasso(GraphicalLasso):
     """scikit-learn's GraphicalLasso under another type: the fast path does not
     recognise a subclass, so StARS fits it once per subsample and penalty."""
-
-
-def random_sparse_data(n, p, seed):
-    rng = np.random.default_rng(seed)
-    upper = np.triu(rng.random((p, p)) < 3.0 / p, 1)
-    weights = upper * rng.choice([-1.0, 1.0], upper.shape) * rng.uniform(0.2, 0.4)
-    weights = weights + weights.T
-    weights *= min(1.0, 0.8 / np.abs(np.linalg.eigvalsh(weights)).max())
-    covariance = np.linalg.inv(np.eye(p) - weights)
-    X = rng.multivariate_normal(np.zeros(p), covariance, size=n)
-    return X * rng.uniform(0.5, 3.0, p)  # units differ by column
 
 
 def path_penalties(S, count=8):
@@ -54,7 +44,7 @@ def kkt_violation(S, K, alpha):
 def test_path_is_exact(n, p, seed):
     """Positive definite, and the optimality conditions hold to 1e-8 (relative
     to the scale of S) at every penalty, components merged or not."""
-    S = empirical_covariance(random_sparse_data(n, p, seed))
+    S = empirical_covariance(sparse_gaussian_data(n, p, seed, scale_columns=True))
     alphas = path_penalties(S)
     precisions, solved = glasso_path.graphical_lasso_path(S, alphas)
     assert solved.all()
@@ -90,7 +80,9 @@ def test_path_is_exact_on_strongly_correlated_data(n, p, seed):
 @pytest.mark.parametrize(("n", "p", "seed"), SHAPES)
 def test_path_matches_scikit_learn_run_to_a_tight_tolerance(n, p, seed):
     S = empirical_covariance(
-        StandardScaler().fit_transform(random_sparse_data(n, p, seed))
+        StandardScaler().fit_transform(
+            sparse_gaussian_data(n, p, seed, scale_columns=True)
+        )
     )
     alphas = path_penalties(S)
     precisions, _ = glasso_path.graphical_lasso_path(S, alphas)
@@ -106,7 +98,9 @@ def test_path_matches_scikit_learn_run_to_a_tight_tolerance(n, p, seed):
 
 @pytest.mark.parametrize(("n", "p", "seed"), SHAPES)
 def test_edge_path_of_graphical_lasso_equals_one_fit_per_penalty(n, p, seed):
-    X = StandardScaler().fit_transform(random_sparse_data(n, p, seed))
+    X = StandardScaler().fit_transform(
+        sparse_gaussian_data(n, p, seed, scale_columns=True)
+    )
     alphas = path_penalties(empirical_covariance(X))
     tight = GraphicalLasso(tol=1e-12, enet_tol=1e-14, max_iter=2000)
     with warnings.catch_warnings():
@@ -117,7 +111,9 @@ def test_edge_path_of_graphical_lasso_equals_one_fit_per_penalty(n, p, seed):
 
 def test_unsettled_penalties_are_fitted_by_the_learner(monkeypatch):
     """Where the solver gives up, the learner itself is fitted at that penalty."""
-    X = StandardScaler().fit_transform(random_sparse_data(60, 12, 3))
+    X = StandardScaler().fit_transform(
+        sparse_gaussian_data(60, 12, 3, scale_columns=True)
+    )
     alphas = path_penalties(empirical_covariance(X), count=5)
     learner = GraphicalLasso(enet_tol=1e-8)
     fast = edge_path(learner, "alpha", alphas, X)
@@ -134,7 +130,7 @@ def test_unsettled_penalties_are_fitted_by_the_learner(monkeypatch):
 
 
 def test_fast_path_applies_only_to_graphical_lasso_on_samples():
-    X = random_sparse_data(50, 8, 4)
+    X = sparse_gaussian_data(50, 8, 4, scale_columns=True)
     alphas = [0.3, 0.1]
     assert glasso_path.plain_graphical_lasso_path(GraphicalLasso(), X, alphas)
     for other in (PlainGraphicalLasso(), GraphicalLasso(covariance="precomputed")):
@@ -153,7 +149,9 @@ def test_stars_fast_path_chooses_as_the_plain_loop(seed):
     penalty and, but for an entry or two where scikit-learn stops short of the
     exact solution, the same edge frequencies as fitting every subsample and
     penalty afresh."""
-    X = StandardScaler().fit_transform(random_sparse_data(60, 15, seed))
+    X = StandardScaler().fit_transform(
+        sparse_gaussian_data(60, 15, seed, scale_columns=True)
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         plain = StARS(PlainGraphicalLasso(), n_subsamples=10, random_state=seed).fit(X)
@@ -171,7 +169,9 @@ def test_ebic_fast_path_chooses_as_the_plain_loop(seed):
     up to scikit-learn's tolerance (which may keep or drop one entry near zero:
     one edge's penalty, log n + 4 gamma log p), and so do the choice and the
     refitted learner."""
-    X = StandardScaler().fit_transform(random_sparse_data(80, 15, seed))
+    X = StandardScaler().fit_transform(
+        sparse_gaussian_data(80, 15, seed, scale_columns=True)
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         plain = EBIC(PlainGraphicalLasso(enet_tol=1e-8)).fit(X)
