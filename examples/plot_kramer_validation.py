@@ -35,8 +35,9 @@ matplotlib.use("Agg")
 import pandas as pd
 
 from skggm_bench.benchmark import Benchmark
-from skggm_bench.benchmark.leaderboard import format_rank_shift, rank_shift
-from skggm_bench.benchmark.plotting import plot_results
+from skggm_bench.benchmark.analysis.leaderboard import rank_shift
+from skggm_bench.benchmark.present import format_rank_shift
+from skggm_bench.benchmark.present.plotting import plot_results
 from skggm_bench.generators import DiagonalDominance, TriangulatedOrthogonalization
 from skggm_bench.learners import (
     AdaptiveLassoNetwork,

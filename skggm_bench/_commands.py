@@ -115,7 +115,7 @@ def tie_tolerance(text: str) -> float:
 
 def _tie_tolerance(args: argparse.Namespace) -> float:
     """``--tie-tolerance``, else the study file's ``tie_tolerance``, else 1e-6."""
-    from .benchmark.leaderboard import DEFAULT_TIE_TOLERANCE
+    from .benchmark.analysis.leaderboard import DEFAULT_TIE_TOLERANCE
 
     if args.tie_tolerance is not None:
         return args.tie_tolerance
@@ -134,7 +134,7 @@ def preset_names() -> str:
 
 def installed_backends_help() -> str:
     """The ``--backend`` help: installed backends, with an install hint for others."""
-    from .benchmark._execution import backend_problem, known_backends
+    from .benchmark.run._execution import backend_problem, known_backends
 
     usable = [b for b in known_backends() if backend_problem(b) is None]
     missing = [
@@ -180,7 +180,7 @@ def _store_path(args: argparse.Namespace, config: Any) -> Path:
 
 def _read_results(args: argparse.Namespace) -> tuple[Any, dict, Path]:
     """The stored frame, metadata and path; the store is opened read-only."""
-    from .benchmark.store import ResultStore, StoreError
+    from .benchmark.results.store import ResultStore, StoreError
 
     path = args.store if args.store is not None else _store_path(args, _config(args))
     if not path.exists():
@@ -335,7 +335,7 @@ def _open_store(path: Path, n_tasks: int) -> tuple[Any, bool]:
     Returns the store and whether fits are left to compute. A store that cannot
     be written is fine only when every fit of the study is already in it.
     """
-    from .benchmark.store import ResultStore, StoreError
+    from .benchmark.results.store import ResultStore, StoreError
 
     try:
         store = ResultStore(path)
@@ -392,7 +392,7 @@ def _count(items: Any, noun: str) -> str:
 def run_study(args: argparse.Namespace) -> int:
     """``skggm-bench run``: run (or resume) a study into its store."""
     from .benchmark import StudyError
-    from .benchmark.store import StoreError, StudyMismatchError
+    from .benchmark.results.store import StoreError, StudyMismatchError
 
     config = _config(args)
     path = _store_path(args, config)
@@ -470,7 +470,7 @@ def run_study(args: argparse.Namespace) -> int:
 
 def _open_shard_store(path: Path) -> Any:
     """A part of a study is written into a store of its own, which must be writable."""
-    from .benchmark.store import ResultStore, StoreError
+    from .benchmark.results.store import ResultStore, StoreError
 
     try:
         store = ResultStore(path)
@@ -487,8 +487,8 @@ def _open_shard_store(path: Path) -> Any:
 
 def show_leaderboard(args: argparse.Namespace) -> int:
     """``skggm-bench leaderboard``: findings and tables, on stdout."""
-    from .benchmark._analysis import analyse
-    from .benchmark._display import text_report
+    from .benchmark.analysis._analysis import analyse
+    from .benchmark.present._display import text_report
 
     frame, _, path = _read_results(args)
     try:
@@ -514,8 +514,8 @@ def show_leaderboard(args: argparse.Namespace) -> int:
 def _formatted_tables(analysis: Any, format: str) -> str:
     """The leaderboard tables in ``format``; CSV is the leaderboard alone (one table
     per file is what a spreadsheet reads)."""
-    from .benchmark._display import report_tables
-    from .benchmark._table_formats import format_table
+    from .benchmark.present._display import report_tables
+    from .benchmark.present._table_formats import format_table
 
     tables = report_tables(analysis)
     if format == "csv":
@@ -526,7 +526,7 @@ def _formatted_tables(analysis: Any, format: str) -> str:
 
 def write_study_report(args: argparse.Namespace) -> int:
     """``skggm-bench report``: the HTML report of a stored study."""
-    from .benchmark.report import write_report
+    from .benchmark.present.report import write_report
 
     frame, metadata, path = _read_results(args)
     out = args.out or path.with_name(f"{path.stem}-report")
@@ -557,7 +557,12 @@ def write_study_report(args: argparse.Namespace) -> int:
 
 def merge_results(args: argparse.Namespace) -> int:
     """``skggm-bench merge``: shards, or studies on the same data, into one store."""
-    from .benchmark.store import MergeError, ResultStore, StoreError, merge_stores
+    from .benchmark.results.store import (
+        MergeError,
+        ResultStore,
+        StoreError,
+        merge_stores,
+    )
 
     for source in args.stores:
         if not source.is_file():
@@ -585,7 +590,7 @@ def merge_results(args: argparse.Namespace) -> int:
 
 def export_store(args: argparse.Namespace) -> int:
     """``skggm-bench export``: every row of a store to CSV, Parquet or JSON lines."""
-    from .benchmark.store import StoreError, export_results
+    from .benchmark.results.store import StoreError, export_results
 
     path = args.store if args.store is not None else _store_path(args, _config(args))
     if not path.exists():

@@ -179,7 +179,7 @@ def _add_leaderboard(commands: Any) -> None:
     )
     board.add_argument(
         "--format",
-        # TABLE_FORMATS of benchmark/_table_formats.py, written out so that the
+        # TABLE_FORMATS of benchmark/present/_table_formats.py, written out so that the
         # CLI starts without importing the harness (tests/test_cli.py checks).
         choices=("text", "markdown", "latex", "csv"),
         default="text",

@@ -20,7 +20,7 @@ from sklearn.utils._param_validation import make_constraint
 
 from skggm_bench import cli, datasets, generators, graphs, learners
 from skggm_bench.benchmark import Benchmark, StudyError
-from skggm_bench.benchmark.store import ResultStore, StoreError
+from skggm_bench.benchmark.results.store import ResultStore, StoreError
 from skggm_bench.utils._validation import ConstantColumnWarning, Interval
 
 STUDY = """

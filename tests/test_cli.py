@@ -31,7 +31,7 @@ from skggm_bench.benchmark.config import (
     load_config,
     parse_config,
 )
-from skggm_bench.benchmark.store import ResultStore
+from skggm_bench.benchmark.results.store import ResultStore
 
 matplotlib.use("Agg")
 
@@ -390,8 +390,8 @@ def test_argument_errors_are_one_line(capsys, arguments, command, message):
 
 def test_cli_format_choices_mirror_their_owners():
     """The CLI lists the formats literally (it starts without the harness)."""
-    from skggm_bench.benchmark._table_formats import TABLE_FORMATS
-    from skggm_bench.benchmark.store import EXPORT_FORMATS
+    from skggm_bench.benchmark.present._table_formats import TABLE_FORMATS
+    from skggm_bench.benchmark.results.store import EXPORT_FORMATS
 
     commands = cli._build_parser()._subparsers._group_actions[0].choices
     choices = {
@@ -675,7 +675,7 @@ def test_version_help_and_backends(micro, capsys, monkeypatch):
 def test_an_unexpected_error_is_one_line_asking_for_a_report(
     micro, capsys, monkeypatch
 ):
-    from skggm_bench.benchmark import _analysis
+    from skggm_bench.benchmark.analysis import _analysis
 
     def broken(*args, **kwargs):
         raise RuntimeError("boom")

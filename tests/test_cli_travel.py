@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from skggm_bench import cli
-from skggm_bench.benchmark.store import ResultStore, read_export
+from skggm_bench.benchmark.results.store import ResultStore, read_export
 
 STUDY = """
 n_features = 8

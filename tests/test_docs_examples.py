@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from skggm_bench.benchmark.analysis.leaderboard import rank_shift
 from skggm_bench.benchmark.config import get_preset
-from skggm_bench.benchmark.leaderboard import rank_shift
 
 ROOT = Path(__file__).parent.parent
 DOCS = ROOT / "docs"

@@ -19,7 +19,8 @@ Isolation
     and the study goes on (``_isolation.py``).
 
 Results
-    Rows are committed to the :class:`~skggm_bench.benchmark.store.ResultStore` as
+    Rows are committed to the
+    :class:`~skggm_bench.benchmark.results.store.ResultStore` as
     they finish; an interrupted run loses only the fits in flight, and running the
     same study again resumes it. The columns are defined in ``_schema.py``.
 """
@@ -52,26 +53,26 @@ from ..datasets._make_ggm import data_bunch
 from ..datasets._pipeline import draw_graph, draw_latent, draw_model, observe
 from ..metrics import get_metric
 from ..utils._validation import Interval, is_boolean
-from ._execution import backend_problem, execute
-from ._graphs import GraphAxisError, GraphEntry, graph_axis, realised_density
-from ._isolation import close_children
-from ._provenance import (
-    FingerprintError,
-    describe,
-    learner_modules,
-    learner_versions,
-)
-from ._schema import KEY_COLUMNS, Status, result_columns
-from ._seeding import (
+from .analysis.leaderboard import DEFAULT_TIE_TOLERANCE
+from .plan._graphs import GraphAxisError, GraphEntry, graph_axis, realised_density
+from .plan._seeding import (
     SEEDING_SCHEME,
     cell_seed,
     check_study_random_state,
     fresh_entropy,
 )
-from ._sharding import check_shard, shard_fits
-from ._tasks import Cell, Fit, Spec, ship_learner
-from .leaderboard import DEFAULT_TIE_TOLERANCE
-from .store import ResultStore
+from .plan._sharding import check_shard, shard_fits
+from .plan._tasks import Cell, Fit, Spec, ship_learner
+from .results._provenance import (
+    FingerprintError,
+    describe,
+    learner_modules,
+    learner_versions,
+)
+from .results._schema import KEY_COLUMNS, Status, result_columns
+from .results.store import ResultStore
+from .run._execution import backend_problem, execute
+from .run._isolation import close_children
 
 __all__ = ["DEFAULT_METRICS", "Benchmark", "BenchmarkResult", "StudyError"]
 
@@ -692,7 +693,7 @@ class BenchmarkResult:
     def leaderboard(
         self, metric: str = "f1", by: Sequence[str] = ("density",), **kwargs: Any
     ) -> pd.DataFrame:
-        """Rank the learners by ``metric`` (:mod:`~skggm_bench.benchmark.leaderboard`).
+        """Rank the learners by ``metric`` (see ``analysis.leaderboard``).
 
         Parameters
         ----------
@@ -701,13 +702,13 @@ class BenchmarkResult:
         by : sequence of str, default=("density",)
             Columns that define the scenarios the ranking is reported for.
         **kwargs
-            Passed on to :func:`skggm_bench.benchmark.leaderboard.leaderboard`;
+            Passed on to :func:`skggm_bench.benchmark.analysis.leaderboard.leaderboard`;
             ``tie_tolerance`` defaults to the study's.
 
         Returns
         -------
         pandas.DataFrame
-            What :func:`skggm_bench.benchmark.leaderboard.leaderboard` returns.
+            What :func:`skggm_bench.benchmark.analysis.leaderboard.leaderboard` returns.
 
         Examples
         --------
@@ -722,23 +723,23 @@ class BenchmarkResult:
         >>> board[["learner", "position"]].to_dict("list")
         {'learner': ['glasso', 'ledoit_wolf'], 'position': [1, 2]}
         """
-        from .leaderboard import leaderboard
+        from .analysis.leaderboard import leaderboard
 
         kwargs.setdefault("tie_tolerance", self.tie_tolerance)
         return leaderboard(self.frame, metric=metric, by=by, **kwargs)
 
     def plot(self, **kwargs: Any) -> Any:
-        """Plot the results (see :func:`skggm_bench.benchmark.plotting.plot_results`).
+        """Plot the results (see ``present.plotting.plot_results``).
 
         Parameters
         ----------
         **kwargs
-            Passed on to :func:`skggm_bench.benchmark.plotting.plot_results`.
+            Passed on to :func:`skggm_bench.benchmark.present.plotting.plot_results`.
 
         Returns
         -------
         object
-            What :func:`skggm_bench.benchmark.plotting.plot_results` returns.
+            What :func:`skggm_bench.benchmark.present.plotting.plot_results` returns.
 
         Examples
         --------
@@ -752,7 +753,7 @@ class BenchmarkResult:
         >>> sorted(figures)
         [0.1, 0.3]
         """
-        from .plotting import plot_results
+        from .present.plotting import plot_results
 
         return plot_results(self.frame, **kwargs)
 
@@ -836,7 +837,7 @@ class Benchmark:
         Where rows are written as they finish. ``None`` keeps them in memory; a
         path (one SQLite file per study) persists them, and running the same study
         again skips the stored rows. A store holding a different study raises
-        :class:`~skggm_bench.benchmark.store.StudyMismatchError`.
+        :class:`~skggm_bench.benchmark.results.store.StudyMismatchError`.
     random_state : int, numpy SeedSequence, RandomState, Generator or None, \
 default=None
         Entropy of the study's SeedSequence. ``None`` draws fresh entropy, except
@@ -865,12 +866,12 @@ default=None
         of the study's fits, balanced by expected cost, e.g. one job of a batch
         scheduler's array. The k parts cover the study exactly once; each job
         writes its own store (which it resumes like any other), and
-        :func:`~skggm_bench.benchmark.store.merge_stores` joins them into the
+        :func:`~skggm_bench.benchmark.results.store.merge_stores` joins them into the
         store of one uninterrupted run. The shard is not part of the study: all
         k stores hold the same study. ``run`` returns the rows of its store.
     tie_tolerance : float, default=1e-6
         Relative difference within which two values of a metric in one block
-        rank as a tie (:func:`skggm_bench.benchmark.leaderboard.leaderboard`);
+        rank as a tie (:func:`skggm_bench.benchmark.analysis.leaderboard.leaderboard`);
         the default of :meth:`BenchmarkResult.leaderboard`. It changes no row,
         so it is not part of the stored study.
 
@@ -882,7 +883,7 @@ default=None
 
     See Also
     --------
-    skggm_bench.benchmark.store.ResultStore : The results store.
+    skggm_bench.benchmark.results.store.ResultStore : The results store.
     skggm_bench.datasets.make_ggm : One data set with a known graph.
 
     Notes

@@ -93,7 +93,7 @@ from sklearn.pipeline import Pipeline, make_pipeline
 
 # DEFAULT_METRICS is the harness's own list, so presets and Benchmark cannot drift.
 from ._benchmark import DEFAULT_METRICS, Benchmark, StudyError
-from ._graphs import graph_axis
+from .plan._graphs import graph_axis
 
 __all__ = [
     "DEFAULT_METRICS",

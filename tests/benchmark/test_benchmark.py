@@ -27,8 +27,12 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from skggm_bench.benchmark import DEFAULT_METRICS, Benchmark, BenchmarkResult
-from skggm_bench.benchmark._schema import CELL_COLUMNS, KEY_COLUMNS, OUTCOME_COLUMNS
-from skggm_bench.benchmark.store import ResultStore, StudyMismatchError
+from skggm_bench.benchmark.results._schema import (
+    CELL_COLUMNS,
+    KEY_COLUMNS,
+    OUTCOME_COLUMNS,
+)
+from skggm_bench.benchmark.results.store import ResultStore, StudyMismatchError
 from skggm_bench.generators import (
     DiagonalDominance,
     PartialOrthogonalization,

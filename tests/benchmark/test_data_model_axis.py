@@ -15,8 +15,8 @@ from sklearn.impute import SimpleImputer
 from sklearn.pipeline import make_pipeline
 
 from skggm_bench.benchmark import Benchmark
+from skggm_bench.benchmark.analysis.leaderboard import leaderboard, rank_shift
 from skggm_bench.benchmark.config import get_preset, parse_config
-from skggm_bench.benchmark.leaderboard import leaderboard, rank_shift
 from skggm_bench.datasets import (
     Gaussian,
     MissingCompletelyAtRandom,

@@ -1,12 +1,12 @@
-"""skggm_bench.benchmark._display: the findings and tables of the CLI and report."""
+"""benchmark.present._display: the findings and tables of the CLI and report."""
 
 import re
 
 import numpy as np
 import pandas as pd
 
-from skggm_bench.benchmark._analysis import analyse
-from skggm_bench.benchmark._display import (
+from skggm_bench.benchmark.analysis._analysis import analyse
+from skggm_bench.benchmark.present._display import (
     Table,
     findings,
     leaderboard_table,

@@ -1,7 +1,11 @@
 """The scheduler hands out the longest expected fit first, and learns the costs."""
 
-from skggm_bench.benchmark._execution import Scheduler, backend_problem, known_backends
-from skggm_bench.benchmark._tasks import Cell, Fit
+from skggm_bench.benchmark.plan._tasks import Cell, Fit
+from skggm_bench.benchmark.run._execution import (
+    Scheduler,
+    backend_problem,
+    known_backends,
+)
 
 
 def fits(learners, densities=(0.1, 0.3), sizes=(50, 200), repeats=2):

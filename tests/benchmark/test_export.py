@@ -6,7 +6,7 @@ import math
 import pandas as pd
 import pytest
 
-from skggm_bench.benchmark.store import (
+from skggm_bench.benchmark.results.store import (
     EXPORT_FORMATS,
     ResultStore,
     export_results,

@@ -15,13 +15,13 @@ import pytest
 from sklearn.covariance import GraphicalLasso, LedoitWolf
 
 from skggm_bench.benchmark import Benchmark, StudyError
-from skggm_bench.benchmark._analysis import analyse
-from skggm_bench.benchmark._display import text_report
-from skggm_bench.benchmark._schema import check_results_frame
+from skggm_bench.benchmark.analysis._analysis import analyse
+from skggm_bench.benchmark.analysis.leaderboard import leaderboard
 from skggm_bench.benchmark.config import ConfigError, parse_config
-from skggm_bench.benchmark.leaderboard import leaderboard
-from skggm_bench.benchmark.report import write_report
-from skggm_bench.benchmark.store import StudyMismatchError
+from skggm_bench.benchmark.present._display import text_report
+from skggm_bench.benchmark.present.report import write_report
+from skggm_bench.benchmark.results._schema import check_results_frame
+from skggm_bench.benchmark.results.store import StudyMismatchError
 from skggm_bench.datasets import make_ggm
 from skggm_bench.generators import DiagonalDominance, PartialOrthogonalization
 

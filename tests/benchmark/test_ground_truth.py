@@ -27,7 +27,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from skggm_bench.benchmark import Benchmark
-from skggm_bench.benchmark.leaderboard import leaderboard
+from skggm_bench.benchmark.analysis.leaderboard import leaderboard
 from skggm_bench.datasets import make_ggm
 from skggm_bench.generators import (
     CholeskyProduct,

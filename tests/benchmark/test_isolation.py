@@ -23,7 +23,7 @@ from sklearn.covariance import GraphicalLasso, LedoitWolf
 
 from skggm_bench.benchmark import Benchmark
 from skggm_bench.benchmark.config import parse_config
-from skggm_bench.benchmark.store import ResultStore, StudyMismatchError
+from skggm_bench.benchmark.results.store import ResultStore, StudyMismatchError
 from skggm_bench.generators import CholeskyProduct, DiagonalDominance
 
 pytestmark = pytest.mark.filterwarnings(
@@ -376,8 +376,8 @@ def test_a_data_set_already_observed_is_prepared_by_the_template():
     # The second sample size of a kept cell only needs the hash of its rows: the
     # template answers it from the kept data (no child is forked), and the answer
     # is the one a child drawing the cell afresh gives.
-    from skggm_bench.benchmark._isolation import MISSING
-    from skggm_bench.benchmark._tasks import _Server
+    from skggm_bench.benchmark.plan._tasks import _Server
+    from skggm_bench.benchmark.run._isolation import MISSING
 
     bench = Benchmark(
         {"dd": DiagonalDominance()},

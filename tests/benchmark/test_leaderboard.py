@@ -1,4 +1,4 @@
-"""Tests for skggm_bench.benchmark.leaderboard on hand-built result tables.
+"""Tests for skggm_bench.benchmark.analysis.leaderboard on hand-built result tables.
 
 Every expected rank, count and flag below is worked out by hand from the table the
 test builds; the bootstrap is checked against the closed-form standard error of a
@@ -15,17 +15,19 @@ import pandas as pd
 import pytest
 import scipy.stats
 
-from skggm_bench.benchmark.leaderboard import (
+from skggm_bench.benchmark.analysis.leaderboard import (
     critical_difference,
     failure_summary,
-    format_interval,
-    format_leaderboard,
-    format_rank_shift,
     generator_agreement,
     leaderboard,
     rank_shift,
     scenario_ranks,
     win_probability,
+)
+from skggm_bench.benchmark.present import (
+    format_interval,
+    format_leaderboard,
+    format_rank_shift,
 )
 from skggm_bench.metrics import get_metric
 

@@ -17,7 +17,7 @@ from sklearn.base import BaseEstimator
 from sklearn.covariance import LedoitWolf
 
 from skggm_bench.benchmark import Benchmark, StudyError, _benchmark
-from skggm_bench.benchmark._provenance import describe, learner_versions
+from skggm_bench.benchmark.results._provenance import describe, learner_versions
 from skggm_bench.generators import DiagonalDominance
 
 _SHIM = "_skggm_bench_test_shim"

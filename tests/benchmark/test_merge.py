@@ -7,10 +7,10 @@ import pytest
 from sklearn.covariance import GraphicalLasso, LedoitWolf
 
 from skggm_bench.benchmark import Benchmark, StudyError
-from skggm_bench.benchmark._sharding import shard_fits
-from skggm_bench.benchmark._tasks import data_hash
-from skggm_bench.benchmark.leaderboard import leaderboard
-from skggm_bench.benchmark.store import (
+from skggm_bench.benchmark.analysis.leaderboard import leaderboard
+from skggm_bench.benchmark.plan._sharding import shard_fits
+from skggm_bench.benchmark.plan._tasks import data_hash
+from skggm_bench.benchmark.results.store import (
     MergeError,
     ResultStore,
     StoreError,

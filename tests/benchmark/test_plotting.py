@@ -1,4 +1,4 @@
-"""skggm_bench.benchmark.plotting: the figures hold the data and labels they claim.
+"""benchmark.present.plotting: the figures hold the data and labels they claim.
 
 Rendering uses the non-interactive Agg backend; figures are checked through their
 artists (line data, labels, titles) and by writing real PNG files.
@@ -16,12 +16,12 @@ matplotlib.use("Agg")
 
 from matplotlib.collections import LineCollection, PolyCollection
 
-from skggm_bench.benchmark.leaderboard import (
+from skggm_bench.benchmark.analysis.leaderboard import (
     critical_difference,
     leaderboard,
     rank_shift,
 )
-from skggm_bench.benchmark.plotting import (
+from skggm_bench.benchmark.present.plotting import (
     plot_critical_difference,
     plot_curves,
     plot_leaderboard,

@@ -1,4 +1,4 @@
-"""skggm_bench.benchmark.report: a self-contained HTML page led by its findings."""
+"""benchmark.present.report: a self-contained HTML page led by its findings."""
 
 import base64
 import json
@@ -12,9 +12,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from skggm_bench.benchmark._analysis import analyse
-from skggm_bench.benchmark.leaderboard import format_interval, leaderboard, rank_shift
-from skggm_bench.benchmark.report import write_report
+from skggm_bench.benchmark.analysis._analysis import analyse
+from skggm_bench.benchmark.analysis.leaderboard import leaderboard, rank_shift
+from skggm_bench.benchmark.present import format_interval
+from skggm_bench.benchmark.present.report import write_report
 
 matplotlib.use("Agg")
 
@@ -278,7 +279,7 @@ def test_report_options_and_errors(tmp_path, monkeypatch):
 
 def test_report_text_matches_the_leaderboard_command(tmp_path, monkeypatch):
     """The report and the command line show the same numbers in the same words."""
-    from skggm_bench.benchmark._display import findings, text_report
+    from skggm_bench.benchmark.present._display import findings, text_report
 
     no_figures(monkeypatch)
     frame = study_frame()

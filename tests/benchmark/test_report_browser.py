@@ -21,7 +21,7 @@ import pytest
 from sklearn.covariance import GraphicalLasso
 
 from skggm_bench.benchmark import Benchmark
-from skggm_bench.benchmark.report import write_report
+from skggm_bench.benchmark.present.report import write_report
 from skggm_bench.datasets import Gaussian, MultivariateT
 from skggm_bench.generators import DiagonalDominance, TriangulatedOrthogonalization
 from skggm_bench.learners import ShrinkagePartialCorrelation

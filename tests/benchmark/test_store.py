@@ -15,13 +15,17 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from skggm_bench.benchmark._schema import (
+from skggm_bench.benchmark.results._schema import (
     CELL_COLUMNS,
     KEY_COLUMNS,
     OUTCOME_COLUMNS,
     STATUSES,
 )
-from skggm_bench.benchmark.store import ResultStore, StoreError, StudyMismatchError
+from skggm_bench.benchmark.results.store import (
+    ResultStore,
+    StoreError,
+    StudyMismatchError,
+)
 
 KEY = ("dd", "erdos_renyi", "gaussian", "glasso")
 
@@ -279,7 +283,7 @@ def test_read_only_opening_of_files_that_are_not_stores(tmp_path):
 
 READ_ONLY_FOLDER_CHECK = """
 import sys
-from skggm_bench.benchmark.store import ResultStore, StoreError
+from skggm_bench.benchmark.results.store import ResultStore, StoreError
 path = sys.argv[1]
 assert len(ResultStore(path, read_only=True).frame()) == 1
 try:

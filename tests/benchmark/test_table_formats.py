@@ -5,9 +5,9 @@ import io
 import pandas as pd
 import pytest
 
-from skggm_bench.benchmark._analysis import analyse
-from skggm_bench.benchmark._display import MISSING, Table, report_tables
-from skggm_bench.benchmark._table_formats import format_table
+from skggm_bench.benchmark.analysis._analysis import analyse
+from skggm_bench.benchmark.present._display import MISSING, Table, report_tables
+from skggm_bench.benchmark.present._table_formats import format_table
 
 AWKWARD = Table(
     ["learner", "F1 (95% CI)", "tied with"],

@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from skggm_bench.benchmark.leaderboard import (
+from skggm_bench.benchmark.analysis.leaderboard import (
     DEFAULT_TIE_TOLERANCE,
     critical_difference,
     leaderboard,
@@ -98,7 +98,7 @@ def test_a_bad_tolerance_is_refused(bad):
 
 def _store(tmp_path, b_offset):
     """A stored study of two 'solvers' whose F1 differ by b_offset (relative)."""
-    from skggm_bench.benchmark.store import ResultStore
+    from skggm_bench.benchmark.results.store import ResultStore
 
     frame = _frame(b_offset, "f1")
     frame = frame[frame.generator == "DD"].assign(

@@ -25,7 +25,7 @@ of the test suite). Figures:
   process (it has imported the harness: numpy, scipy, scikit-learn and what they
   import) forks a child ahead of each request, sends it a small message, reads its
   answer and reaps it; the child does nothing else. Then the same through the
-  harness's own :class:`~skggm_bench.benchmark._isolation.ForkServer` with a request
+  harness's own :class:`~skggm_bench.benchmark.run._isolation.ForkServer` with a request
   that does nothing. Each is printed per request (wall, and CPU of all processes).
   The overhead grid needs 1.5 requests per fit (one per fit, one per draw of a cell
   of two sample sizes).
@@ -136,7 +136,7 @@ def scaling(
 
 def draw_time(bench: Benchmark) -> float:
     """Seconds the data pipeline alone takes for every cell of ``bench``."""
-    from skggm_bench.benchmark._seeding import cell_seed
+    from skggm_bench.benchmark.plan._seeding import cell_seed
     from skggm_bench.datasets._pipeline import draw_graph, draw_latent, draw_model
 
     start = time.perf_counter()
@@ -192,7 +192,7 @@ def fork_floor(n_requests: int = 300) -> dict:
     import gc
     from multiprocessing.connection import Pipe
 
-    from skggm_bench.benchmark._isolation import ForkServer, Server
+    from skggm_bench.benchmark.run._isolation import ForkServer, Server
 
     def fork_child():
         ours, theirs = Pipe()

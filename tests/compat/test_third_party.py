@@ -26,10 +26,10 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from skggm_bench.benchmark import Benchmark, StudyError, _benchmark
-from skggm_bench.benchmark._analysis import analyse
-from skggm_bench.benchmark._display import findings
+from skggm_bench.benchmark.analysis._analysis import analyse
 from skggm_bench.benchmark.config import load_config
-from skggm_bench.benchmark.report import write_report
+from skggm_bench.benchmark.present._display import findings
+from skggm_bench.benchmark.present.report import write_report
 from skggm_bench.generators import DiagonalDominance, PartialOrthogonalization
 from skggm_bench.metrics import DISAGREEMENT_TOL
 

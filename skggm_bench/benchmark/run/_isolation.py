@@ -88,7 +88,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection, Pipe, wait
 from typing import Any
 
-from ._schema import Status
+from ..results._schema import Status
 
 __all__ = [
     "MISSING",

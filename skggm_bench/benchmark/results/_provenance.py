@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import __version__
+from ... import __version__
 
 __all__ = [
     "JUDGING",
@@ -321,8 +321,8 @@ def describe(value: Any, where: str = "the study", _depth: int = 0) -> Any:
     >>> class Penalty:
     ...     def __init__(self, alpha):
     ...         self.alpha = alpha
-    >>> describe(Penalty(0.5))
-    {'object': 'skggm_bench.benchmark._provenance.Penalty', 'state': {'alpha': 0.5}}
+    >>> describe(Penalty(0.5))  # doctest: +ELLIPSIS
+    {'object': 'skggm_bench.benchmark.results._provenance.Penalty', 'state': {...}}
     """
     if _depth > _MAX_DEPTH:
         raise FingerprintError(

@@ -23,7 +23,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..metrics import METRICS, get_metric
+from ...metrics import METRICS, get_metric
 
 __all__ = [
     "CELL_COLUMNS",

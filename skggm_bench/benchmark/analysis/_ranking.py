@@ -1,6 +1,7 @@
 """Ranks within blocks and the bootstrap over repeats: the leaderboard's machinery.
 
-Private to the harness: :mod:`skggm_bench.benchmark.leaderboard` builds its public
+Private to the harness: :mod:`~skggm_bench.benchmark.analysis.leaderboard` builds
+its public
 tables from these. A *block* is one scenario (a point of the grid) in one repeat;
 learners are ranked within blocks, and intervals resample repeats (the independent
 unit of the paired design) with the same resampled repeats for every learner.
@@ -16,8 +17,8 @@ import numpy as np
 import pandas as pd
 import scipy.stats
 
-from ..metrics import get_metric
-from ._schema import GRID_COLUMNS, check_results_frame, rankable_metric
+from ...metrics import get_metric
+from ..results._schema import GRID_COLUMNS, check_results_frame, rankable_metric
 
 __all__ = [
     "DEFAULT_TIE_TOLERANCE",

@@ -50,9 +50,10 @@ from typing import Any
 
 import pandas as pd
 
-from .. import __version__
-from ..metrics import get_metric
-from ._analysis import REFERENCE_GENERATOR, Analysis, analyse
+from ... import __version__
+from ...metrics import get_metric
+from ..analysis._analysis import REFERENCE_GENERATOR, Analysis, analyse
+from ..analysis.leaderboard import DEFAULT_TIE_TOLERANCE
 from ._display import (
     agreement_table,
     critical_difference_table,
@@ -65,7 +66,6 @@ from ._display import (
     versions_table,
 )
 from ._table_formats import format_table
-from .leaderboard import DEFAULT_TIE_TOLERANCE
 
 __all__ = ["REFERENCE_GENERATOR", "REPORT_NAME", "write_report"]
 
@@ -329,7 +329,7 @@ def _render(context: Mapping[str, Any]) -> str:
     import jinja2
 
     environment = jinja2.Environment(
-        loader=jinja2.PackageLoader("skggm_bench.benchmark", "templates"),
+        loader=jinja2.PackageLoader("skggm_bench.benchmark.present", "templates"),
         # Every value is text from the results (learner names, failure messages):
         # escaped, never markup.
         autoescape=True,
@@ -391,7 +391,7 @@ def write_report(
         Bootstrap replicates of the intervals.
     tie_tolerance : float, default=1e-6
         Relative difference within which two values of a block share their rank
-        (:func:`~skggm_bench.benchmark.leaderboard.leaderboard`).
+        (:func:`~skggm_bench.benchmark.analysis.leaderboard.leaderboard`).
 
     Returns
     -------
@@ -410,7 +410,7 @@ def write_report(
     --------
     >>> import tempfile, pathlib
     >>> import pandas as pd
-    >>> from skggm_bench.benchmark.report import write_report
+    >>> from skggm_bench.benchmark.present.report import write_report
     >>> frame = pd.DataFrame({
     ...     "generator": "G", "n_features": 10, "density": 0.1,
     ...     "n_samples": [50, 50, 100, 100], "repeat": 0,

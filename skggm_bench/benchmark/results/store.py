@@ -188,7 +188,7 @@ class ResultStore:
 
     Examples
     --------
-    >>> from skggm_bench.benchmark.store import ResultStore
+    >>> from skggm_bench.benchmark.results.store import ResultStore
     >>> store = ResultStore(":memory:")
     >>> row = dict(generator="dd", graph="erdos_renyi", data_model="gaussian",
     ...            learner="glasso",
@@ -594,9 +594,9 @@ class ResultStore:
         >>> store.ensure_study({"n_repeats": 3})
         Traceback (most recent call last):
         ...
-        skggm_bench.benchmark.store.StudyMismatchError: store ':memory:' holds another \
-study: n_repeats: stored 2, requested 3. Use a new store path for a new study, or \
-re-run with the stored configuration to resume it.
+        skggm_bench.benchmark.results.store.StudyMismatchError: store ':memory:' holds \
+another study: n_repeats: stored 2, requested 3. Use a new store path for a new \
+study, or re-run with the stored configuration to resume it.
         """
         wanted = json.loads(json.dumps(dict(config), sort_keys=True))
         conn = self._connection()

@@ -30,19 +30,19 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, clone
 
-from ..datasets._pipeline import (
+from ...metrics import GroundTruth, score_learner
+from ...datasets._pipeline import (
     draw_graph,
     draw_latent,
     draw_model,
     observe,
 )
-from ..metrics import GroundTruth, score_learner
-from ..utils._validation import constant_columns, constant_columns_message
+from ..results._messages import ok_message
+from ..results._provenance import package_versions
+from ..results._schema import CELL_COLUMNS, DATA_HASH, KEY_COLUMNS, Status
+from ..run._isolation import MISSING, Server, error_message, truncate, worker_for
+from ...utils._validation import constant_columns, constant_columns_message
 from ._graphs import GraphEntry
-from ._isolation import MISSING, Server, error_message, truncate, worker_for
-from ._messages import ok_message
-from ._provenance import package_versions
-from ._schema import CELL_COLUMNS, DATA_HASH, KEY_COLUMNS, Status
 from ._seeding import cell_seed, learner_seed
 
 __all__ = ["Cell", "Fit", "Spec", "data_hash", "run_fit"]
@@ -253,7 +253,7 @@ class _Server(Server):
 
     def warm_up(self) -> None:
         """Draw, fit and score a toy problem with this package's own code."""
-        from ..generators import DiagonalDominance
+        from ...generators import DiagonalDominance
 
         graph = draw_graph("erdos_renyi", 4, 0.5, {}, 0)
         truth = draw_model(graph.adjacency, DiagonalDominance(), self.spec.model, 0)

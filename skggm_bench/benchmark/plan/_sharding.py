@@ -3,7 +3,8 @@
 A shard is a pure function of the study's full list of fits (never of what a store
 already holds), so that K jobs of a batch scheduler's array -- each with its own
 store, each resumable -- cover every fit of the study exactly once, and their
-stores merge (:func:`~skggm_bench.benchmark.store.merge_stores`) into the store of
+stores merge (:func:`~skggm_bench.benchmark.results.store.merge_stores`) into the
+store of
 one uninterrupted run.
 
 Balance

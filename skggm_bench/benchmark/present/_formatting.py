@@ -1,6 +1,6 @@
 """Display versions of the leaderboard's tables: intervals and changes as text.
 
-:mod:`~skggm_bench.benchmark.leaderboard` computes; this module only words its
+:mod:`~skggm_bench.benchmark.analysis.leaderboard` computes; this module only words its
 numbers (``+1.42 (1.08–1.83)``, ``"2 → 1"``, ``yes``/``no``, ``–`` where there is
 nothing). The three functions are re-exported by ``leaderboard``, where users
 import them; the findings sentences and the front ends' tables are in
@@ -49,7 +49,7 @@ def format_interval(
 
     Examples
     --------
-    >>> from skggm_bench.benchmark.leaderboard import format_interval
+    >>> from skggm_bench.benchmark.present import format_interval
     >>> format_interval(1.4213, 1.0812, 1.8334, signed=True)
     '+1.42 (1.08–1.83)'
     >>> format_interval(-1.0, -1.5, -0.5, signed=True)
@@ -110,7 +110,8 @@ def format_leaderboard(board: pd.DataFrame, decimals: int = 2) -> pd.DataFrame:
     Examples
     --------
     >>> import pandas as pd
-    >>> from skggm_bench.benchmark.leaderboard import format_leaderboard, leaderboard
+    >>> from skggm_bench.benchmark.analysis.leaderboard import leaderboard
+    >>> from skggm_bench.benchmark.present import format_leaderboard
     >>> frame = pd.DataFrame({
     ...     "generator": "G", "n_features": 10, "density": 0.1, "n_samples": 50,
     ...     "repeat": [0, 0, 1, 1], "learner": ["a", "b"] * 2,
@@ -188,7 +189,8 @@ def format_rank_shift(shift: pd.DataFrame, decimals: int = 2) -> pd.DataFrame:
     Examples
     --------
     >>> import pandas as pd
-    >>> from skggm_bench.benchmark.leaderboard import format_rank_shift, rank_shift
+    >>> from skggm_bench.benchmark.analysis.leaderboard import rank_shift
+    >>> from skggm_bench.benchmark.present import format_rank_shift
     >>> rows = [
     ...     {"generator": g, "n_features": 10, "density": 0.1, "n_samples": 50,
     ...      "repeat": r, "learner": name, "f1": f1, "status": "ok"}

@@ -29,7 +29,7 @@ from typing import Any
 
 import joblib
 
-from ._tasks import Fit, Spec, run_fit
+from ..plan._tasks import Fit, Spec, run_fit
 
 __all__ = ["Scheduler", "backend_problem", "execute", "known_backends"]
 

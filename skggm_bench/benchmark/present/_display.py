@@ -23,8 +23,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..metrics import get_metric
-from ._analysis import Analysis, Comparison
+from ...metrics import get_metric
+from ..analysis._analysis import Analysis, Comparison
 from ._formatting import format_interval, format_leaderboard, format_rank_shift
 
 __all__ = [
@@ -162,7 +162,7 @@ def _direction(metric: str) -> str:
 
 
 def leaderboard_table(board: pd.DataFrame) -> Table:
-    """The leaderboard of :func:`~skggm_bench.benchmark.leaderboard.leaderboard`.
+    """The leaderboard of :func:`~..analysis.leaderboard.leaderboard`.
 
     Parameters
     ----------
@@ -180,7 +180,7 @@ def leaderboard_table(board: pd.DataFrame) -> Table:
     Examples
     --------
     >>> import pandas as pd
-    >>> from skggm_bench.benchmark.leaderboard import leaderboard
+    >>> from skggm_bench.benchmark.analysis.leaderboard import leaderboard
     >>> frame = pd.DataFrame({
     ...     "generator": "G", "n_features": 10, "density": 0.1, "n_samples": 50,
     ...     "repeat": [0, 0, 1, 1], "learner": ["a", "b"] * 2,
@@ -205,7 +205,7 @@ def leaderboard_table(board: pd.DataFrame) -> Table:
 
 
 def rank_shift_table(shift: pd.DataFrame) -> Table:
-    """A rank shift of :func:`~skggm_bench.benchmark.leaderboard.rank_shift`.
+    """A rank shift of :func:`~skggm_bench.benchmark.analysis.leaderboard.rank_shift`.
 
     Parameters
     ----------
@@ -223,7 +223,7 @@ def rank_shift_table(shift: pd.DataFrame) -> Table:
     Examples
     --------
     >>> import pandas as pd
-    >>> from skggm_bench.benchmark.leaderboard import rank_shift
+    >>> from skggm_bench.benchmark.analysis.leaderboard import rank_shift
     >>> rows = [
     ...     {"generator": g, "n_features": 10, "density": 0.1, "n_samples": 50,
     ...      "repeat": r, "learner": name, "f1": f1, "status": "ok"}
@@ -262,7 +262,7 @@ def critical_difference_table(cd: pd.DataFrame) -> Table:
     ----------
     cd : pandas.DataFrame
         The output of
-        :func:`~skggm_bench.benchmark.leaderboard.critical_difference`.
+        :func:`~skggm_bench.benchmark.analysis.leaderboard.critical_difference`.
 
     Returns
     -------
@@ -274,7 +274,7 @@ def critical_difference_table(cd: pd.DataFrame) -> Table:
     Examples
     --------
     >>> import pandas as pd
-    >>> from skggm_bench.benchmark.leaderboard import critical_difference
+    >>> from skggm_bench.benchmark.analysis.leaderboard import critical_difference
     >>> frame = pd.DataFrame({
     ...     "generator": "G", "n_features": 10, "density": 0.1, "n_samples": 50,
     ...     "repeat": [r for r in range(6) for _ in "abc"],
@@ -352,7 +352,7 @@ def agreement_table(comparisons: Sequence[Comparison]) -> Table:
     Examples
     --------
     >>> import pandas as pd
-    >>> from skggm_bench.benchmark._analysis import analyse
+    >>> from skggm_bench.benchmark.analysis._analysis import analyse
     >>> rows = [
     ...     {"generator": g, "n_features": 10, "density": 0.1, "n_samples": 50,
     ...      "repeat": r, "learner": name, "f1": f1, "status": "ok"}
@@ -911,7 +911,7 @@ def findings(analysis: Analysis) -> list[str]:
     Examples
     --------
     >>> import pandas as pd
-    >>> from skggm_bench.benchmark._analysis import analyse
+    >>> from skggm_bench.benchmark.analysis._analysis import analyse
     >>> frame = pd.DataFrame({
     ...     "generator": "DD", "n_features": 10, "density": 0.1, "n_samples": 50,
     ...     "repeat": [0, 0, 1, 1, 2, 2], "learner": ["a", "b"] * 3,
@@ -1042,7 +1042,7 @@ def text_report(analysis: Analysis, width: int = 100) -> str:
     Examples
     --------
     >>> import pandas as pd
-    >>> from skggm_bench.benchmark._analysis import analyse
+    >>> from skggm_bench.benchmark.analysis._analysis import analyse
     >>> frame = pd.DataFrame({
     ...     "generator": "DD", "n_features": 10, "density": 0.1, "n_samples": 50,
     ...     "repeat": [0, 0, 1, 1], "learner": ["a", "b"] * 2,
@@ -1118,7 +1118,7 @@ def report_tables(analysis: Analysis) -> list[tuple[str, Table]]:
     Examples
     --------
     >>> import pandas as pd
-    >>> from skggm_bench.benchmark._analysis import analyse
+    >>> from skggm_bench.benchmark.analysis._analysis import analyse
     >>> frame = pd.DataFrame({
     ...     "generator": "DD", "n_features": 10, "density": 0.1, "n_samples": 50,
     ...     "repeat": [0, 0, 1, 1], "learner": ["a", "b"] * 2,

@@ -2,7 +2,7 @@
 
 The input is the tidy result table of a benchmark (:attr:`BenchmarkResult.frame
 <skggm_bench.benchmark.BenchmarkResult>` or :meth:`ResultStore.frame
-<skggm_bench.benchmark.store.ResultStore>`): one row per (generator, graph, data
+<skggm_bench.benchmark.results.store.ResultStore>`): one row per (generator, graph, data
 model, learner, n_features, density, n_samples, repeat) with a ``status`` and one
 column per metric.
 
@@ -77,8 +77,8 @@ import pandas as pd
 import scipy.stats
 from sklearn.utils import check_random_state
 
-from ._formatting import format_interval, format_leaderboard, format_rank_shift
-from ._messages import selection_remark, short_reason, undefined_reason
+from ..results._messages import selection_remark, short_reason, undefined_reason
+from ..results._schema import GRID_COLUMNS
 from ._ranking import (
     DEFAULT_TIE_TOLERANCE,
     MISSING,
@@ -103,16 +103,12 @@ from ._ranking import (
     unit_arrays,
     wide_groups,
 )
-from ._schema import GRID_COLUMNS
 
 __all__ = [
     "DEFAULT_TIE_TOLERANCE",
     "GRID_COLUMNS",
     "critical_difference",
     "failure_summary",
-    "format_interval",
-    "format_leaderboard",
-    "format_rank_shift",
     "generator_agreement",
     "leaderboard",
     "rank_shift",
@@ -163,7 +159,7 @@ def scenario_ranks(
     Examples
     --------
     >>> import pandas as pd
-    >>> from skggm_bench.benchmark.leaderboard import scenario_ranks
+    >>> from skggm_bench.benchmark.analysis.leaderboard import scenario_ranks
     >>> frame = pd.DataFrame({
     ...     "generator": "G", "n_features": 10, "density": 0.1, "n_samples": 50,
     ...     "repeat": 0, "learner": ["a", "b", "c"], "f1": [0.2, 0.9, 0.5],
@@ -357,7 +353,7 @@ def leaderboard(
     Two learners, three repeats: ``b`` beats ``a`` every time.
 
     >>> import pandas as pd
-    >>> from skggm_bench.benchmark.leaderboard import leaderboard
+    >>> from skggm_bench.benchmark.analysis.leaderboard import leaderboard
     >>> frame = pd.DataFrame({
     ...     "generator": "G", "n_features": 10, "density": 0.1, "n_samples": 50,
     ...     "repeat": [0, 0, 1, 1, 2, 2], "learner": ["a", "b"] * 3,
@@ -735,7 +731,7 @@ def rank_shift(
     Under ``DD`` learner ``a`` wins; under ``TO`` learner ``b`` does.
 
     >>> import pandas as pd
-    >>> from skggm_bench.benchmark.leaderboard import rank_shift
+    >>> from skggm_bench.benchmark.analysis.leaderboard import rank_shift
     >>> rows = [
     ...     {"generator": g, "n_features": 10, "density": 0.1, "n_samples": 50,
     ...      "repeat": r, "learner": name, "f1": f1, "status": "ok"}
@@ -982,7 +978,7 @@ def generator_agreement(
     Three learners; ``TO`` reverses the order of ``DD``.
 
     >>> import pandas as pd
-    >>> from skggm_bench.benchmark.leaderboard import generator_agreement
+    >>> from skggm_bench.benchmark.analysis.leaderboard import generator_agreement
     >>> rows = [
     ...     {"generator": g, "n_features": 10, "density": 0.1, "n_samples": 50,
     ...      "repeat": r, "learner": name, "f1": f1, "status": "ok"}
@@ -1111,7 +1107,7 @@ def win_probability(
     ``b`` beats ``a`` in two blocks of three and ties in the third.
 
     >>> import pandas as pd
-    >>> from skggm_bench.benchmark.leaderboard import win_probability
+    >>> from skggm_bench.benchmark.analysis.leaderboard import win_probability
     >>> frame = pd.DataFrame({
     ...     "generator": "G", "n_features": 10, "density": 0.1, "n_samples": 50,
     ...     "repeat": [0, 0, 1, 1, 2, 2], "learner": ["a", "b"] * 3,
@@ -1289,14 +1285,14 @@ def critical_difference(
 
     See Also
     --------
-    skggm_bench.benchmark.plotting.plot_critical_difference : The CD diagram.
+    skggm_bench.benchmark.present.plotting.plot_critical_difference : The CD diagram.
 
     Examples
     --------
     Three learners, four blocks; ``a`` is always first.
 
     >>> import pandas as pd
-    >>> from skggm_bench.benchmark.leaderboard import critical_difference
+    >>> from skggm_bench.benchmark.analysis.leaderboard import critical_difference
     >>> frame = pd.DataFrame({
     ...     "generator": "G", "n_features": 10, "density": 0.1, "n_samples": 50,
     ...     "repeat": [r for r in range(4) for _ in "abc"],
@@ -1389,7 +1385,7 @@ def failure_summary(frame: pd.DataFrame) -> pd.DataFrame:
     Examples
     --------
     >>> import pandas as pd
-    >>> from skggm_bench.benchmark.leaderboard import failure_summary
+    >>> from skggm_bench.benchmark.analysis.leaderboard import failure_summary
     >>> frame = pd.DataFrame({"generator": "G", "learner": ["a", "a", "b"],
     ...                       "status": ["failed", "failed", "ok"],
     ...                       "message": ["ValueError: singular"] * 2 + [""]})

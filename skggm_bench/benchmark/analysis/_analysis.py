@@ -2,8 +2,8 @@
 
 :func:`analyse` computes what both front ends show -- leaderboards, critical
 differences, rank shifts and generator agreement (from
-:mod:`~skggm_bench.benchmark.leaderboard`), and which learners selected every pair
-or none -- into an :class:`Analysis`. ``_display.py`` words it (findings
+:mod:`~skggm_bench.benchmark.analysis.leaderboard`), and which learners selected
+every pair or none -- into an :class:`Analysis`. ``_display.py`` words it (findings
 sentences, tables); nothing here is display text.
 """
 
@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from ._schema import check_results_frame, rankable_metric
+from ..results._schema import check_results_frame, rankable_metric
 from .leaderboard import (
     DEFAULT_TIE_TOLERANCE,
     critical_difference,
@@ -58,8 +58,8 @@ class Comparison:
     source, target : str
         The reference value and the compared one.
     shift, agreement : pandas.DataFrame
-        :func:`~skggm_bench.benchmark.leaderboard.rank_shift` and
-        :func:`~skggm_bench.benchmark.leaderboard.generator_agreement`.
+        :func:`~skggm_bench.benchmark.analysis.leaderboard.rank_shift` and
+        :func:`~skggm_bench.benchmark.analysis.leaderboard.generator_agreement`.
     """
 
     axis: str
@@ -94,7 +94,7 @@ class Analysis:
     tie_tolerance : float
         The relative difference within which values tie in every ranking.
     selection : pandas.DataFrame
-        :func:`~skggm_bench.benchmark.leaderboard.selection_summary`: the learners
+        :func:`~.leaderboard.selection_summary`: the learners
         that selected every pair or none, and how often.
     """
 
@@ -149,7 +149,7 @@ def analyse(
         Bootstrap replicates of every interval.
     tie_tolerance : float, default=1e-6
         Relative difference within which two values of a block share their rank
-        (:func:`~skggm_bench.benchmark.leaderboard.leaderboard`).
+        (:func:`~skggm_bench.benchmark.analysis.leaderboard.leaderboard`).
 
     Returns
     -------
@@ -159,7 +159,7 @@ def analyse(
     ------
     ValueError
         For an empty table, a metric that is not in it, an unknown ``reference``,
-        or the errors of :func:`~skggm_bench.benchmark.leaderboard.leaderboard`.
+        or the errors of :func:`~.leaderboard.leaderboard`.
 
     Examples
     --------

@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 import scipy.stats
 
-from ..metrics import METRICS
+from ...metrics import METRICS
 
 if TYPE_CHECKING:  # matplotlib is optional: imported for annotations only
     from matplotlib.figure import Figure
@@ -59,7 +59,8 @@ def _figure_class() -> type:
         from matplotlib.figure import Figure
     except ImportError as exc:
         raise ImportError(
-            "skggm_bench.benchmark.plotting needs matplotlib, an optional dependency; "
+            "skggm_bench.benchmark.present.plotting needs matplotlib, an optional "
+            "dependency; "
             "install it with: pip install 'skggm-bench[plot]'  "
             "(or: pip install matplotlib)"
         ) from exc
@@ -195,7 +196,7 @@ def plot_curves(
     Examples
     --------
     >>> import pandas as pd
-    >>> from skggm_bench.benchmark.plotting import plot_curves
+    >>> from skggm_bench.benchmark.present.plotting import plot_curves
     >>> frame = pd.DataFrame({
     ...     "generator": "G", "learner": ["a", "a", "b", "b"], "density": 0.1,
     ...     "n_features": 10, "n_samples": [50, 100] * 2, "repeat": 0,
@@ -355,7 +356,7 @@ def plot_results(
     Examples
     --------
     >>> import pandas as pd
-    >>> from skggm_bench.benchmark.plotting import plot_results
+    >>> from skggm_bench.benchmark.present.plotting import plot_results
     >>> frame = pd.DataFrame({
     ...     "generator": "G", "learner": "a", "density": [0.1, 0.1, 0.3, 0.3],
     ...     "n_features": 10, "n_samples": [50, 100] * 2, "repeat": 0,
@@ -407,7 +408,7 @@ def plot_leaderboard(board: pd.DataFrame, *, n_cols: int | None = None) -> Figur
     Parameters
     ----------
     board : pandas.DataFrame
-        The output of :func:`skggm_bench.benchmark.leaderboard.leaderboard`.
+        The output of :func:`skggm_bench.benchmark.analysis.leaderboard.leaderboard`.
     n_cols : int or None, default=None
         Panels per row (default: the number of generators).
 
@@ -423,8 +424,8 @@ def plot_leaderboard(board: pd.DataFrame, *, n_cols: int | None = None) -> Figur
     Examples
     --------
     >>> import pandas as pd
-    >>> from skggm_bench.benchmark.leaderboard import leaderboard
-    >>> from skggm_bench.benchmark.plotting import plot_leaderboard
+    >>> from skggm_bench.benchmark.analysis.leaderboard import leaderboard
+    >>> from skggm_bench.benchmark.present.plotting import plot_leaderboard
     >>> frame = pd.DataFrame({
     ...     "generator": "G", "n_features": 10, "density": 0.1, "n_samples": 50,
     ...     "repeat": [0, 0, 1, 1], "learner": ["a", "b"] * 2,
@@ -528,7 +529,7 @@ def plot_rank_shift(shift: pd.DataFrame) -> Figure:
     Parameters
     ----------
     shift : pandas.DataFrame
-        The output of :func:`skggm_bench.benchmark.leaderboard.rank_shift`.
+        The output of :func:`skggm_bench.benchmark.analysis.leaderboard.rank_shift`.
 
     Returns
     -------
@@ -545,8 +546,8 @@ def plot_rank_shift(shift: pd.DataFrame) -> Figure:
     Examples
     --------
     >>> import pandas as pd
-    >>> from skggm_bench.benchmark.leaderboard import rank_shift
-    >>> from skggm_bench.benchmark.plotting import plot_rank_shift
+    >>> from skggm_bench.benchmark.analysis.leaderboard import rank_shift
+    >>> from skggm_bench.benchmark.present.plotting import plot_rank_shift
     >>> rows = [
     ...     {"generator": g, "n_features": 10, "density": 0.1, "n_samples": 50,
     ...      "repeat": r, "learner": name, "f1": f1, "status": "ok"}
@@ -701,7 +702,7 @@ def plot_critical_difference(cd: pd.DataFrame, *, n_cols: int | None = None) -> 
     ----------
     cd : pandas.DataFrame
         The output of
-        :func:`skggm_bench.benchmark.leaderboard.critical_difference`.
+        :func:`skggm_bench.benchmark.analysis.leaderboard.critical_difference`.
     n_cols : int or None, default=None
         Panels per row (default: the number of generators).
 
@@ -720,8 +721,8 @@ def plot_critical_difference(cd: pd.DataFrame, *, n_cols: int | None = None) -> 
     Examples
     --------
     >>> import pandas as pd
-    >>> from skggm_bench.benchmark.leaderboard import critical_difference
-    >>> from skggm_bench.benchmark.plotting import plot_critical_difference
+    >>> from skggm_bench.benchmark.analysis.leaderboard import critical_difference
+    >>> from skggm_bench.benchmark.present.plotting import plot_critical_difference
     >>> frame = pd.DataFrame({
     ...     "generator": "G", "n_features": 10, "density": 0.1, "n_samples": 50,
     ...     "repeat": [r for r in range(4) for _ in "abc"],
@@ -934,7 +935,7 @@ def plot_difficulty(
     Examples
     --------
     >>> import pandas as pd
-    >>> from skggm_bench.benchmark.plotting import plot_difficulty
+    >>> from skggm_bench.benchmark.present.plotting import plot_difficulty
     >>> frame = pd.DataFrame({
     ...     "generator": "G", "learner": ["a", "b"] * 3, "density": 0.1,
     ...     "n_features": 10, "n_samples": 50, "repeat": [0, 0, 1, 1, 2, 2],

@@ -19,13 +19,13 @@ from typing import Any
 
 import numpy as np
 
-from ..datasets import GRAPH_FAMILIES
-from ..datasets._families import (
+from ...datasets import GRAPH_FAMILIES
+from ...datasets._families import (
     family_parameters,
     follows_density,
     unknown_family_params,
 )
-from ..datasets._pipeline import draw_graph
+from ...datasets._pipeline import draw_graph
 
 __all__ = ["GraphAxisError", "GraphEntry", "graph_axis", "realised_density"]
 

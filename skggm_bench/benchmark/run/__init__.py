@@ -1,0 +1,3 @@
+"""Execution: joblib / dask dispatch and the fork server that runs every draw and
+every fit in a fresh child process (deadlines, crashes, memory limits, clean state).
+"""
