@@ -86,9 +86,7 @@ def test_specific_edges_are_uniform_outside_the_shared_graph_and_independent():
     rate = (m - s) / (n_pairs - s)
     assert abs(np.mean(on_graph) - rate) < 4 * np.std(on_graph) / np.sqrt(200)
     expected_overlap = (m - s) ** 2 / (n_pairs - s)
-    assert abs(np.mean(overlap) - expected_overlap) < 4 * np.std(overlap) / np.sqrt(
-        200
-    )
+    assert abs(np.mean(overlap) - expected_overlap) < 4 * np.std(overlap) / np.sqrt(200)
 
 
 def test_independent_values_give_the_base_law_on_each_class_graph():
@@ -143,9 +141,9 @@ def test_similarity_is_the_correlation_of_shared_values(similarity):
     draws = draws.sample(N_DRAWS)
     rows, cols = np.nonzero(np.triu(gen.shared_adjacency_, 1))
     correlations = [
-        np.corrcoef(draws[:, k, i, j], draws[:, l, i, j])[0, 1]
+        np.corrcoef(draws[:, k, i, j], draws[:, other, i, j])[0, 1]
         for i, j in zip(rows, cols, strict=True)
-        for k, l in ((0, 1), (1, 2))
+        for k, other in ((0, 1), (1, 2))
     ]
     assert abs(np.mean(correlations) - similarity) < 0.03
     assert max(abs(np.array(correlations) - similarity)) < 0.08
@@ -162,7 +160,12 @@ def test_similarity_one_gives_equal_shared_values_and_monotone_correlation():
         shared = gen.shared_adjacency_
         first, second = draws[:, 0][:, shared], draws[:, 1][:, shared]
         correlations.append(
-            np.mean([np.corrcoef(a, b)[0, 1] for a, b in zip(first.T, second.T)])
+            np.mean(
+                [
+                    np.corrcoef(a, b)[0, 1]
+                    for a, b in zip(first.T, second.T, strict=True)
+                ]
+            )
         )
     np.testing.assert_array_equal(first, second)
     assert correlations == sorted(correlations)
