@@ -29,6 +29,7 @@ from ._partial_correlation import (
     partial_correlation_from_coefficients,
     partial_correlation_from_precision,
 )
+from ._per_class import PerClass
 from ._rank_correlation import RankCorrelationAdapter, skeptic_correlation
 from ._shrinkage import ShrinkagePartialCorrelation, shrinkage_intensity
 from ._stars import StARS, huge_subsample_size
@@ -48,6 +49,7 @@ EXPECTED_FAILED_CHECKS: dict[str, dict[str, str]] = {
     "NonparanormalTransformer": {},
     "RankCorrelationAdapter": {},
     "NeighbourhoodSelection": {},
+    "PerClass": {},
     "CLIME": {},
     "TIGER": {},
     "ThresholdedCorrelation": {},
@@ -70,6 +72,7 @@ __all__ = [
     "NeighbourhoodSelection",
     "NonparanormalTransformer",
     "PLSNetwork",
+    "PerClass",
     "RankCorrelationAdapter",
     "RidgeNetwork",
     "ShrinkagePartialCorrelation",
