@@ -89,6 +89,13 @@ def _gaussian_rows(
     return np.concatenate(blocks), labels, np.stack(covariances)
 
 
+def _support(precisions: np.ndarray) -> np.ndarray:
+    support = precisions != 0
+    index = np.arange(precisions.shape[-1])
+    support[..., index, index] = False
+    return support
+
+
 def _fitted(generator: Any, graph: Any, n_features, density, graph_params, seed):
     drawn = draw_graph(graph, n_features, density, graph_params, seed)
     generator.set_params(random_state=stream_seed(seed, Stream.MATRIX))
@@ -105,7 +112,9 @@ def _group_bunch(generator, drawn, precisions, counts, seed) -> Bunch:
         partial_correlation=np.stack(
             [partial_correlation_from_precision(k) for k in precisions]
         ),
-        adjacency=np.array(generator.adjacency_),
+        # The truth is what was drawn: the support of each matrix (the fitted
+        # generator's adjacency_ for every generator that keeps its contract).
+        adjacency=_support(precisions),
         generator=generator,
         graph_family=drawn.family,
         graph_params=drawn.params,

@@ -14,6 +14,7 @@ from .joint import JointGenerator
 from .latent import LatentDraws, LatentGenerator
 from .partial_orthogonalization import PartialOrthogonalization
 from .spectral_control import SpectralControl
+from .thresholded_pseudo_inverse import ThresholdedPseudoInverse
 from .time_varying import TimeVaryingGenerator
 from .triangulated_orthogonalization import TriangulatedOrthogonalization
 from .uniform_chordal import UniformChordal
@@ -31,6 +32,7 @@ __all__ = [
     "PartialOrthogonalization",
     "PoorMixingWarning",
     "SpectralControl",
+    "ThresholdedPseudoInverse",
     "TimeVaryingGenerator",
     "TriangulatedOrthogonalization",
     "UniformChordal",

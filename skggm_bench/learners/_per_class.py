@@ -25,8 +25,14 @@ def _fit_one(estimator: Any, X: np.ndarray, label: Any) -> Any:
     try:
         return clone(estimator).fit(X)
     except Exception as exc:
-        # Which class failed matters more than the inner traceback's last frame.
-        raise type(exc)(f"fitting class {_label(label)} ({len(X)} rows): {exc}") from exc
+        # Which class failed matters more than the inner traceback's last frame;
+        # the error keeps its type (when its constructor takes a message).
+        message = f"fitting class {_label(label)} ({len(X)} rows): {exc}"
+        try:
+            error = type(exc)(message)
+        except Exception:
+            raise exc from None
+        raise error from exc
 
 
 class PerClass(BaseEstimator):
@@ -107,8 +113,8 @@ class PerClass(BaseEstimator):
         if counts.min() < 2:
             label = self.classes_[np.argmin(counts)]
             raise ValueError(
-                f"class {_label(label)} has 1 sample; every class needs at least 2 rows "
-                "to estimate its graph"
+                f"class {_label(label)} has 1 sample; every class needs at least "
+                "2 rows to estimate its graph"
             )
         self.estimators_ = Parallel(n_jobs=self.n_jobs)(
             delayed(_fit_one)(self.estimator, X[y == label], label)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from skggm_bench.datasets import make_joint_ggm, make_latent_ggm, make_time_varying_ggm
-from skggm_bench.generators import DiagonalDominance
+from skggm_bench.generators import DiagonalDominance, ThresholdedPseudoInverse
 from tests.conftest import assert_valid_draws
 
 MAKERS = {
@@ -97,3 +97,15 @@ def test_latent_data_have_the_marginal_precision():
 def test_bad_input_is_named(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_the_truth_is_the_support_drawn():
+    # GGLasso's recipe thresholds small edge values away: the truth is the
+    # support of each drawn precision, not the graph the generator was given.
+    data = make_joint_ggm(
+        10, 100, n_classes=2, graph="complete", generator=ThresholdedPseudoInverse(),
+        shared_fraction=1.0, similarity=0.0, random_state=4,
+    )  # fmt: skip
+    off_diagonal = ~np.eye(100, dtype=bool)
+    np.testing.assert_array_equal(data.adjacency, (data.precision != 0) & off_diagonal)
+    assert data.adjacency.sum() < data.generator.adjacency_.sum()
