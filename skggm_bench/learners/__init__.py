@@ -20,6 +20,7 @@ from ..utils._validation import ConstantColumnWarning
 from ._adapters import LocalFDRSelector
 from ._clime import CLIME
 from ._edges import local_fdr_edges
+from ._group_glasso import GroupGraphicalLasso
 from ._information_criteria import EBIC, RIC, gaussian_ebic
 from ._local_fdr import LocalFDRResult, local_fdr, null_correlation_pvalue
 from ._neighbourhood import TIGER, NeighbourhoodSelection
@@ -50,6 +51,7 @@ EXPECTED_FAILED_CHECKS: dict[str, dict[str, str]] = {
     "RankCorrelationAdapter": {},
     "NeighbourhoodSelection": {},
     "PerClass": {},
+    "GroupGraphicalLasso": {},
     "CLIME": {},
     "TIGER": {},
     "ThresholdedCorrelation": {},
@@ -66,6 +68,7 @@ __all__ = [
     "TIGER",
     "AdaptiveLassoNetwork",
     "ConstantColumnWarning",
+    "GroupGraphicalLasso",
     "LassoNetwork",
     "LocalFDRResult",
     "LocalFDRSelector",

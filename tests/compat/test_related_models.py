@@ -122,3 +122,25 @@ def test_per_class_graphical_lasso_baseline(joint):
     scores = group_scores(model, joint.adjacency, joint.precision)
     assert scores["f1"] > _complete_graph_f1(joint.adjacency) + 0.1
     assert scores["change_tpr"] > 0
+
+
+def test_group_graphical_lasso_solves_gglasso_s_problem(joint):
+    """skggm-bench's GGL and gglasso's solve the same problem: the same solution.
+
+    Both ADMM solvers run to tight tolerances; the estimates then agree to 1e-5
+    (a different penalty scaling, e.g. weighting by class sizes, would move
+    them by far more) and have the same support.
+    """
+    pytest.importorskip("gglasso", reason="gglasso missing")
+    from skggm_bench.learners import GroupGraphicalLasso
+
+    # Unequal class sizes (150, 50, 50): a solver weighting by them would differ.
+    keep = (joint.y == 0) | (np.arange(joint.y.size) % 3 == 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        reference = _wrapper()(reg="GGL", lambda1=0.06, lambda2=0.04)
+        reference.fit(joint.X[keep], joint.y[keep])
+    ours = GroupGraphicalLasso(alpha=0.06, beta=0.04, tol=1e-9, max_iter=5000)
+    ours.fit(joint.X[keep], joint.y[keep])
+    np.testing.assert_allclose(ours.precision_, reference.precision_, atol=1e-5)
+    np.testing.assert_array_equal(ours.precision_ != 0, reference.precision_ != 0)
