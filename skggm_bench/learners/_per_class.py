@@ -12,6 +12,7 @@ from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..metrics import edges_from_estimator, fitted_learner, precision_from_estimator
+from ..utils._validation import Interval
 
 __all__ = ["PerClass"]
 
@@ -85,7 +86,7 @@ class PerClass(BaseEstimator):
 
     _parameter_constraints: dict = {
         "estimator": [HasMethods(["fit"])],
-        "n_jobs": [Integral, None],
+        "n_jobs": [Interval(Integral, None, None, closed="neither"), None],
     }
 
     def __init__(self, estimator: Any, *, n_jobs: int | None = None) -> None:
