@@ -188,18 +188,18 @@ class JointGenerator(RelatedModelsGenerator):
                 zip(self.generators_, class_graphs, strict=True)
             ):
                 self.adjacency_[k] |= drawn_adjacency(fitted, g)
-        if b > 0:
+        c = self.shared_fraction_
+        if b > 0 and c > 0:
             self._shared_generator = fit_clone(base, self.shared_adjacency_, rng)
-            shared_drawn = drawn_adjacency(
+            self.adjacency_ |= drawn_adjacency(
                 self._shared_generator, self.shared_adjacency_
             )
+        if b > 0 and c < 1:
             for k, g in enumerate(class_graphs):
                 specific_graph = g & ~self.shared_adjacency_
                 fitted = fit_clone(base, specific_graph, rng)
                 self._specific_generators.append(fitted)
-                self.adjacency_[k] |= shared_drawn | drawn_adjacency(
-                    fitted, specific_graph
-                )
+                self.adjacency_[k] |= drawn_adjacency(fitted, specific_graph)
 
     def _sample(self, n_samples: int) -> np.ndarray:
         """Return draws of shape (n_samples, n_classes, p, p)."""
@@ -213,15 +213,16 @@ class JointGenerator(RelatedModelsGenerator):
                 draws = draw_stack(fitted, n_samples, p)
                 unit &= has_unit_diagonal(draws)
                 out[:, k] = draws if a == 1.0 else a * draws
-        if b > 0:
+        # A part with a zero weight (no shared or no specific edges) is neither
+        # fitted nor drawn.
+        if self._shared_generator is not None:
             shared = draw_stack(self._shared_generator, n_samples, p)
             unit &= has_unit_diagonal(shared)
-            shared *= b * c
-            for k, fitted in enumerate(self._specific_generators):
-                draws = draw_stack(fitted, n_samples, p)
-                unit &= has_unit_diagonal(draws)
-                out[:, k] += shared
-                out[:, k] += (b * (1.0 - c)) * draws
+            out += (b * c) * shared[:, None]
+        for k, fitted in enumerate(self._specific_generators):
+            draws = draw_stack(fitted, n_samples, p)
+            unit &= has_unit_diagonal(draws)
+            out[:, k] += (b * (1.0 - c)) * draws
         if unit:
             # a + b (c + 1 - c) is 1 up to rounding; the promise is an exact one.
             index = np.arange(p)
