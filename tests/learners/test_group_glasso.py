@@ -1,6 +1,7 @@
 """GroupGraphicalLasso: per-class graphical lassos at beta=0, one graph as beta grows.
 
-Its agreement with gglasso's GGL is tested in tests/compat/test_related_model_learners.py.
+Its agreement with gglasso's GGL is tested in
+tests/compat/test_related_model_learners.py.
 """
 
 import numpy as np
