@@ -45,7 +45,8 @@ class TimeVaryingGenerator(RelatedModelsGenerator):
     ``G_t`` to ``G_{t+1}``, ``round(change_rate * m)`` edges drawn uniformly
     disappear and as many pairs drawn uniformly among the non-edges of ``G_t``
     appear, so every graph has ``m`` edges and exactly that many edges switch off
-    (and on) at each step.
+    (and on) at each step (at most the number ``N - m`` of non-edges, e.g. none
+    on a complete graph; ``n_changes_`` says how many).
 
     **Values.** With ``L = window``, ``beta = smoothness`` and ``k`` the sine
     kernel of :func:`window_kernel`, the matrix at time ``t`` is the convex
@@ -143,7 +144,8 @@ class TimeVaryingGenerator(RelatedModelsGenerator):
     def _fit(self, adjacency: np.ndarray, rng: np.random.RandomState) -> None:
         base = default_generator(self.generator)
         m = int(np.triu(adjacency, 1).sum())
-        self.n_changes_ = round(self.change_rate * m)
+        n_pairs = adjacency.shape[0] * (adjacency.shape[0] - 1) // 2
+        self.n_changes_ = min(round(self.change_rate * m), n_pairs - m)
         everything = np.ones_like(adjacency)
         graphs = [adjacency]
         for _ in range(self.n_times - 1):

@@ -159,3 +159,10 @@ def test_kernel_is_a_normalised_symmetric_bump():
         k = window_kernel(window)
         assert k.sum() == pytest.approx(1.0)
         np.testing.assert_allclose(k, k[::-1])
+
+
+def test_a_complete_graph_has_no_pair_to_switch_to():
+    gen = TimeVaryingGenerator(n_times=3, change_rate=0.5, random_state=0)
+    gen.fit(nx.complete_graph(5))
+    assert gen.n_changes_ == 0
+    assert gen.adjacency_.all(axis=0).sum() == 20
