@@ -57,7 +57,10 @@ def _fast_argv(gallery_conf, script_vars):
 sphinx_gallery_conf = {
     "examples_dirs": "../examples",
     "gallery_dirs": "auto_examples",
-    "filename_pattern": r"plot_(three_variables|marginal_densities|generator_comparison)",
+    "filename_pattern": (
+        r"plot_(three_variables|marginal_densities|generator_comparison"
+        r"|joint_estimation)"
+    ),
     "download_all_examples": False,
     "remove_config_comments": True,
     "reset_argv": "conf._fast_argv",

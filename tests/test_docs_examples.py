@@ -6,6 +6,8 @@
   half gives the very rows of the whole study);
 * the KS p-values of the 3-chain example (README, docs/reproduction.md), from the
   example script itself;
+* the joint-against-separate and time-varying-against-separate tables of
+  docs/related_models.md, from their examples (the second needs regain);
 * the leaderboards page's example, run after the harness page's example, as a
   reader would (on a smaller grid).
 """
@@ -120,3 +122,39 @@ def test_leaderboards_example_runs_after_the_harness_example(tmp_path, monkeypat
     assert "diagonal_dominance" in text and "triangulated_orth" in text
     assert "mean-rank gain (95% CI)" in text
     assert (tmp_path / "results" / "my_study.sqlite").is_file()
+
+
+def test_joint_estimation_numbers_quoted_in_the_related_models_page(tmp_path):
+    printed = run_example(
+        ROOT / "examples" / "plot_joint_estimation.py", "--out", str(tmp_path / "f.png")
+    )
+    measured = re.findall(
+        r"^(.+?)\s+(0\.0|0\.9)\s+(\d\.\d{3}) ± (\d\.\d{3})\s+(\d\.\d{3}) ± (\d\.\d{3})"
+        r"\s+joint - separate: ([-+]\d\.\d{3})",
+        printed,
+        re.M,
+    )
+    assert len(measured) == 4, printed
+    page = (DOCS / "related_models.md").read_text(encoding="utf-8")
+    for name, similarity, sep, sep_se, joint, joint_se, gain in measured:
+        row = (
+            f"| {name.strip()} | {similarity} | {sep} ± {sep_se} | "
+            f"{joint} ± {joint_se} | {gain}"
+        )
+        assert row in page, row
+
+
+def test_time_varying_numbers_quoted_in_the_related_models_page():
+    pytest.importorskip("regain", reason="regain missing")
+    printed = run_example(ROOT / "examples" / "time_varying_estimation.py")
+    measured = re.findall(
+        r"^(.+?)\s+(\d\.\d{3}) ± (\d\.\d{3})\s+(\d\.\d{3}) ± (\d\.\d{3})"
+        r"\s+time-varying - separate: ([-+]\d\.\d{3})",
+        printed,
+        re.M,
+    )
+    assert len(measured) == 2, printed
+    page = (DOCS / "related_models.md").read_text(encoding="utf-8")
+    for name, sep, sep_se, joint, joint_se, gain in measured:
+        row = f"| {name.strip()} | {sep} ± {sep_se} | {joint} ± {joint_se} | {gain}"
+        assert row in page, row

@@ -8,6 +8,9 @@
   optional data model. Everything comes back as a :class:`sklearn.utils.Bunch`.
 * :func:`sample_gaussian` draws ``N(0, Sigma)`` data from a covariance or a
   precision matrix, dense or ``scipy.sparse``, without inverting anything.
+* :func:`make_joint_ggm`, :func:`make_time_varying_ggm` and :func:`make_latent_ggm`
+  draw data of related models (K classes, T time points, hidden variables) with
+  the class or time of each row and the truth of each model.
 
 The route graph -> generator -> matrix -> data is one private routine shared with
 the benchmark harness (``docs/architecture.md``), so a benchmark row's ``seed``
@@ -33,6 +36,7 @@ from ._data_models import (
 from ._families import GRAPH_FAMILIES
 from ._gaussian import sample_gaussian
 from ._make_ggm import make_ggm
+from ._related_models import make_joint_ggm, make_latent_ggm, make_time_varying_ggm
 
 __all__ = [
     "GRAPH_FAMILIES",
@@ -46,5 +50,8 @@ __all__ = [
     "Nonparanormal",
     "Ordinal",
     "make_ggm",
+    "make_joint_ggm",
+    "make_latent_ggm",
+    "make_time_varying_ggm",
     "sample_gaussian",
 ]

@@ -10,8 +10,12 @@ from .baselines import CholeskyProduct, EigenShift
 from .diagonal_dominance import DiagonalDominance
 from .g_wishart import GWishart
 from .hit_and_run import HitAndRunUniform
+from .joint import JointGenerator
+from .latent import LatentDraws, LatentGenerator
 from .partial_orthogonalization import PartialOrthogonalization
 from .spectral_control import SpectralControl
+from .thresholded_pseudo_inverse import ThresholdedPseudoInverse
+from .time_varying import TimeVaryingGenerator
 from .triangulated_orthogonalization import TriangulatedOrthogonalization
 from .uniform_chordal import UniformChordal
 
@@ -22,9 +26,14 @@ __all__ = [
     "GWishart",
     "GraphicalModelGenerator",
     "HitAndRunUniform",
+    "JointGenerator",
+    "LatentDraws",
+    "LatentGenerator",
     "PartialOrthogonalization",
     "PoorMixingWarning",
     "SpectralControl",
+    "ThresholdedPseudoInverse",
+    "TimeVaryingGenerator",
     "TriangulatedOrthogonalization",
     "UniformChordal",
 ]

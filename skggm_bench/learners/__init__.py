@@ -20,6 +20,7 @@ from ..utils._validation import ConstantColumnWarning
 from ._adapters import LocalFDRSelector
 from ._clime import CLIME
 from ._edges import local_fdr_edges
+from ._group_glasso import GroupGraphicalLasso
 from ._information_criteria import EBIC, RIC, gaussian_ebic
 from ._local_fdr import LocalFDRResult, local_fdr, null_correlation_pvalue
 from ._neighbourhood import TIGER, NeighbourhoodSelection
@@ -29,6 +30,7 @@ from ._partial_correlation import (
     partial_correlation_from_coefficients,
     partial_correlation_from_precision,
 )
+from ._per_class import PerClass
 from ._rank_correlation import RankCorrelationAdapter, skeptic_correlation
 from ._shrinkage import ShrinkagePartialCorrelation, shrinkage_intensity
 from ._stars import StARS, huge_subsample_size
@@ -48,6 +50,8 @@ EXPECTED_FAILED_CHECKS: dict[str, dict[str, str]] = {
     "NonparanormalTransformer": {},
     "RankCorrelationAdapter": {},
     "NeighbourhoodSelection": {},
+    "PerClass": {},
+    "GroupGraphicalLasso": {},
     "CLIME": {},
     "TIGER": {},
     "ThresholdedCorrelation": {},
@@ -64,12 +68,14 @@ __all__ = [
     "TIGER",
     "AdaptiveLassoNetwork",
     "ConstantColumnWarning",
+    "GroupGraphicalLasso",
     "LassoNetwork",
     "LocalFDRResult",
     "LocalFDRSelector",
     "NeighbourhoodSelection",
     "NonparanormalTransformer",
     "PLSNetwork",
+    "PerClass",
     "RankCorrelationAdapter",
     "RidgeNetwork",
     "ShrinkagePartialCorrelation",

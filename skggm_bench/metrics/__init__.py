@@ -20,6 +20,13 @@ Four families of functions live here:
   :func:`edge_scores_from_estimator`, :func:`covariance_from_estimator`,
   :func:`precision_from_estimator`, :func:`make_structure_scorer` and
   :func:`score_learner`, which read a fitted estimator following the protocol below.
+* **Related models** (K classes, T time points, hidden variables):
+  :func:`group_scores` (per-group edge metrics and losses averaged, and the TPR /
+  PPV of the edges that change between groups, :func:`change_scores`) for
+  learners with ``fit(X, y)`` and ``precision_`` of shape (K, p, p), and
+  :func:`latent_scores` (rank recovered, error of the sparse part) for learners
+  with ``precision_`` and ``latent_``; their own metric names are in
+  :data:`RELATED_METRICS`.
 * **The metric registry** (:data:`METRICS`, :func:`get_metric`): every metric's
   name, aliases, direction, range, label and what it needs, read by the scorers
   and by the benchmark harness, its leaderboard, plots, report and command line.
@@ -119,12 +126,20 @@ from ._protocol import (
 )
 from ._registry import (
     METRICS,
+    RELATED_METRICS,
     GroundTruth,
     LearnerScores,
     Metric,
     get_metric,
     score_learner,
     selection_remark,
+)
+from ._related import (
+    change_scores,
+    group_edges_from_estimator,
+    group_precision_from_estimator,
+    group_scores,
+    latent_scores,
 )
 from ._scorers import StructureScorer, make_structure_scorer
 from ._scores import (
@@ -137,12 +152,14 @@ from ._scores import (
 __all__ = [
     "DISAGREEMENT_TOL",
     "METRICS",
+    "RELATED_METRICS",
     "SCALE_TOL",
     "EdgeConfusion",
     "GroundTruth",
     "LearnerScores",
     "Metric",
     "StructureScorer",
+    "change_scores",
     "covariance_from_estimator",
     "edge_average_precision",
     "edge_confusion",
@@ -156,7 +173,11 @@ __all__ = [
     "fitted_learner",
     "frobenius_loss",
     "get_metric",
+    "group_edges_from_estimator",
+    "group_precision_from_estimator",
+    "group_scores",
     "kl_divergence",
+    "latent_scores",
     "loss_problem",
     "make_structure_scorer",
     "matthews_corrcoef",

@@ -47,6 +47,7 @@ from ._validation import check_adjacency, check_symmetric_real
 
 __all__ = [
     "METRICS",
+    "RELATED_METRICS",
     "GroundTruth",
     "LearnerScores",
     "Metric",
@@ -58,7 +59,11 @@ __all__ = [
 #: What a metric reads from a fitted learner: its edges, its edge scores, its
 #: ``covariance_`` or ``precision_``; ``"fit"`` marks a measurement of the fit itself
 #: (its time), recorded by the harness rather than computed from the learner.
-Needs = Literal["edges", "scores", "covariance", "precision", "fit"]
+#: ``"groups"`` and ``"latent"`` mark the metrics of related models
+#: (:data:`RELATED_METRICS`), computed together by
+#: :func:`~skggm_bench.metrics.group_scores` and
+#: :func:`~skggm_bench.metrics.latent_scores`.
+Needs = Literal["edges", "scores", "covariance", "precision", "fit", "groups", "latent"]
 
 
 @dataclass(frozen=True)
@@ -267,6 +272,29 @@ _ENTRIES = (
 
 #: Every metric, by canonical name (read-only).
 METRICS: Mapping[str, Metric] = MappingProxyType({m.name: m for m in _ENTRIES})
+# Metrics of related models (K classes, T times, hidden variables). Their per-group
+# edge metrics and losses are the single-model ones above, averaged over the groups
+# under the same names; the entries here are the ones only these models have.
+_RELATED_ENTRIES = (
+    Metric("change_tpr", None, "groups", True, 0.0, 1.0,
+           "TPR of the changes between groups"),
+    Metric("change_ppv", None, "groups", True, 0.0, 1.0,
+           "PPV of the changes between groups"),
+    Metric("n_true_changes", None, "groups", False, 0.0, math.inf,
+           "true changes between groups"),
+    Metric("rank", None, "latent", False, 0.0, math.inf, "rank of the latent part"),
+    Metric("rank_error", None, "latent", False, -math.inf, math.inf,
+           "rank recovered minus true rank"),
+    Metric("sparse_relative_error", None, "latent", False, 0.0, math.inf,
+           "relative error of S"),
+    Metric("low_rank_relative_error", None, "latent", False, 0.0, math.inf,
+           "relative error of L"),
+)  # fmt: skip
+
+#: The metrics only models of several groups or with hidden variables have, by name.
+RELATED_METRICS: Mapping[str, Metric] = MappingProxyType(
+    {m.name: m for m in _RELATED_ENTRIES}
+)
 _BY_ALIAS: dict[str, Metric] = {
     alias: metric for metric in _ENTRIES for alias in (metric.name, *metric.aliases)
 }

@@ -12,8 +12,11 @@ from skggm_bench.generators import (
     EigenShift,
     GWishart,
     HitAndRunUniform,
+    JointGenerator,
+    LatentGenerator,
     PartialOrthogonalization,
     SpectralControl,
+    TimeVaryingGenerator,
     TriangulatedOrthogonalization,
     UniformChordal,
 )
@@ -276,3 +279,77 @@ def test_raw_contract_catches_what_the_cleaning_hides(wrong):
         assert_raw_draws_meet_the_contract(
             generator._sample(20, generator._rng), adjacency, True
         )
+
+
+# ------------------------------------------------ generators of several models
+
+MULTI_GENERATORS = {
+    "JointGenerator": lambda **kw: JointGenerator(n_classes=3, **kw),
+    "TimeVaryingGenerator": lambda **kw: TimeVaryingGenerator(n_times=4, **kw),
+    "LatentGenerator": lambda **kw: LatentGenerator(n_latent=2, **kw),
+}
+
+
+def _stacked(draws):
+    # LatentGenerator returns (joint, sparse, low_rank): compare them all.
+    return (
+        np.concatenate([np.ravel(d) for d in draws])
+        if isinstance(draws, tuple)
+        else draws
+    )
+
+
+@pytest.mark.parametrize("name", sorted(MULTI_GENERATORS))
+def test_multi_model_random_state_semantics(name):
+    graph = GRAPHS["grid3x3"]
+    make = MULTI_GENERATORS[name]
+    first = make(random_state=7).fit(graph)
+    second = make(random_state=7).fit(graph)
+    np.testing.assert_array_equal(first.adjacency_, second.adjacency_)
+    a1, a2 = _stacked(first.sample(3)), _stacked(first.sample(3))
+    np.testing.assert_array_equal(a1, _stacked(second.sample(3)))
+    assert not np.allclose(a1, a2), "consecutive calls must give fresh draws"
+    np.testing.assert_array_equal(_stacked(first.fit(graph).sample(3)), a1)
+    other = make(random_state=8).fit(graph)
+    assert not np.allclose(_stacked(other.sample(3)), a1)
+
+
+@pytest.mark.parametrize("name", sorted(MULTI_GENERATORS))
+def test_multi_model_sklearn_contract(name):
+    generator = MULTI_GENERATORS[name](random_state=3)
+    cloned = clone(generator)
+    assert cloned.get_params()["random_state"] == 3
+    with pytest.raises(NotFittedError):
+        generator.sample(1)
+    generator.fit(GRAPHS["chain"])
+    assert not hasattr(clone(generator), "adjacency_")
+    for bad in (0, -1, 2.5, True, None):
+        with pytest.raises(ValueError, match="n_samples"):
+            generator.sample(bad)
+
+
+@pytest.mark.parametrize(
+    "generator, message",
+    [
+        (JointGenerator(n_classes=0), "n_classes"),
+        (JointGenerator(shared_fraction=1.5), "shared_fraction"),
+        (JointGenerator(similarity=-0.1), "similarity"),
+        (JointGenerator(generator="uniform"), "generator"),
+        (TimeVaryingGenerator(n_times=0), "n_times"),
+        (TimeVaryingGenerator(change_rate=2.0), "change_rate"),
+        (TimeVaryingGenerator(smoothness=1.0), "smoothness"),
+        (TimeVaryingGenerator(window=0), "window"),
+        (LatentGenerator(n_latent=0), "n_latent"),
+        (LatentGenerator(n_attached=True), "n_attached"),
+        (LatentGenerator(random_state="seed"), "random_state"),
+    ],
+)
+def test_multi_model_invalid_parameters_are_reported_at_fit(generator, message):
+    with pytest.raises(ValueError, match=message):
+        generator.fit(GRAPHS["chain"])
+
+
+@pytest.mark.parametrize("name", sorted(MULTI_GENERATORS))
+def test_multi_model_generators_refuse_bad_graphs(name):
+    with pytest.raises(ValueError, match="symmetric"):
+        MULTI_GENERATORS[name]().fit([[0, 1], [0, 0]])
