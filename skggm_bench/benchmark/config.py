@@ -100,10 +100,12 @@ __all__ = [
     "PRESETS",
     "BenchmarkConfig",
     "ConfigError",
+    "StoreSettings",
     "generator_class",
     "get_preset",
     "load_config",
     "parse_config",
+    "store_settings",
 ]
 
 _GRID_KEYS = (
@@ -642,10 +644,18 @@ def load_config(path: str | Path) -> BenchmarkConfig:
     ('tiny', 1)
     """
     path = Path(path)
+    data = _read_toml(path)
+    try:
+        return parse_config(data, name=path.stem)
+    except ConfigError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+
+
+def _read_toml(path: Path) -> Any:
     toml = _toml_module()
     try:
         with path.open("rb") as handle:
-            data = toml.load(handle)
+            return toml.load(handle)
     except OSError as exc:
         raise ConfigError(
             f"cannot read the configuration file {str(path)!r}: {exc}"
@@ -656,10 +666,108 @@ def load_config(path: str | Path) -> BenchmarkConfig:
         raise ConfigError(
             f"{path}: not a TOML file: byte {exc.start} is not UTF-8 text"
         ) from None
+
+
+@dataclass(frozen=True)
+class StoreSettings:
+    """What reading a study's results needs from its file: no class at all.
+
+    ``leaderboard``, ``report`` and ``export`` find the store and the display
+    options of a study here, so that a store reads on a machine that has none of
+    its learners', generators' or data models' packages (a learner defined in the
+    user's module next to the study file included).
+
+    Attributes
+    ----------
+    name : str
+        The preset name or the file's stem (the store is named after it).
+    run : dict
+        The ``[run]`` table (``store`` among its keys).
+    tie_tolerance : float or None
+        The study's ``tie_tolerance``, if it sets one.
+    """
+
+    name: str
+    run: dict[str, Any]
+    tie_tolerance: float | None = None
+
+
+def store_settings(
+    path: str | Path | None = None, *, preset: str | None = None
+) -> StoreSettings:
+    """The store and display options of a TOML study or a preset, classes unread.
+
+    Only the keys are checked (a typo is still caught) and the ``[run]`` table and
+    ``tie_tolerance`` validated; no generator, learner or data model is imported.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path or None
+        A ``.toml`` study file.
+    preset : str or None
+        A key of :data:`PRESETS`, read when ``path`` is None (default ``"quick"``).
+
+    Returns
+    -------
+    StoreSettings
+
+    Raises
+    ------
+    ConfigError
+        If the file cannot be read or its keys, ``[run]`` or ``tie_tolerance``
+        are invalid.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from skggm_bench.benchmark.config import store_settings
+    >>> text = '''
+    ... generators = ["DiagonalDominance"]
+    ... [learners.mine]
+    ... class = "a_module_not_installed_here.MyLearner"
+    ... [run]
+    ... store = "results/mine.sqlite"
+    ... '''
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = pathlib.Path(tmp) / "mine.toml"
+    ...     _ = path.write_text(text)
+    ...     settings = store_settings(path)
+    >>> settings.name, settings.run["store"]
+    ('mine', 'results/mine.sqlite')
+    """
+    if path is None:
+        name = preset if preset is not None else "quick"
+        if name not in PRESETS:
+            raise ConfigError(
+                f"preset: unknown preset {name!r}{_suggest(name, PRESETS)}; "
+                f"available: {sorted(PRESETS)}"
+            )
+        data, where = PRESETS[name], ""
+    else:
+        path = Path(path)
+        data, name, where = _read_toml(path), path.stem, f"{path}: "
     try:
-        return parse_config(data, name=path.stem)
+        if not isinstance(data, Mapping):
+            raise ConfigError(
+                f"a configuration must be a table of keys, got {type(data).__name__}"
+            )
+        _reject_unknown(data, _TOP_LEVEL_KEYS, where="")
+        run = _parse_run(data.get("run", {}))
+        tolerance = data.get("tie_tolerance")
+        if tolerance is not None and (
+            isinstance(tolerance, bool)
+            or not isinstance(tolerance, (int, float))
+            or not 0 <= tolerance < 1
+        ):
+            raise ConfigError(
+                "tie_tolerance: must be a relative difference in [0, 1), got "
+                f"{tolerance!r}"
+            )
     except ConfigError as exc:
-        raise ConfigError(f"{path}: {exc}") from None
+        raise ConfigError(f"{where}{exc}") from None
+    return StoreSettings(
+        str(name), run, None if tolerance is None else float(tolerance)
+    )
 
 
 def _toml_module() -> Any:
