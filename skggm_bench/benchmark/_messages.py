@@ -1,4 +1,7 @@
-"""The ``message`` of an ``ok`` row: written by the workers, read by the leaderboard.
+"""The ``message`` of a row: written by the workers, read by the leaderboard.
+
+Every message is normalised (:func:`normalise_message`) before it enters a row, so
+that a study's rows are the same whatever process computed them.
 
 An ``ok`` row's message says what a reader of its values must know, in parts
 separated by ``"; "``: first the remarks on the learner's selection
@@ -11,11 +14,14 @@ drift apart.
 
 from __future__ import annotations
 
+import os
 import re
+import tempfile
 from collections.abc import Mapping, Sequence
 
 __all__ = [
     "SELECTION_REMARKS",
+    "normalise_message",
     "ok_message",
     "selection_remark",
     "short_reason",
@@ -27,6 +33,67 @@ __all__ = [
 SELECTION_REMARKS = ("selected every pair", "selected no pair")
 _SEPARATOR = "; "
 _UNDEFINED = re.compile(r"^(?P<names>[a-z0-9_, ]+) undefined: (?P<why>.*)$", re.S)
+
+
+# What differs between two runs of one fit, and the placeholder it becomes:
+# memory addresses (``<... object at 0x7f59...>``), the folders of temporary files
+# (``/tmp/tmpk3j_x9/...``, joblib's ``/dev/shm/joblib_memmapping_folder_...``),
+# process ids and the numbered names of worker processes and threads.
+_TEMPORARY_ROOTS = sorted(
+    {
+        os.path.realpath(tempfile.gettempdir()),
+        tempfile.gettempdir(),
+        "/tmp",
+        "/var/tmp",
+        "/dev/shm",
+        "/private/var/folders",
+        "/var/folders",
+    },
+    key=len,
+    reverse=True,
+)
+_VOLATILE = (
+    (re.compile(r"\b0x[0-9a-fA-F]{4,}\b"), "0x..."),
+    (
+        re.compile(
+            r"(?<![\w/.~-])(?:"
+            + "|".join(re.escape(root.rstrip("/")) for root in _TEMPORARY_ROOTS)
+            + r")(?:/[^\s'\"():,;]*|(?![\w.-]))"
+        ),
+        "<tmp>",
+    ),
+    (re.compile(r"\b(pid|PID|Pid|process id|process)([ =:#]*)\d+\b"), r"\1\2<pid>"),
+    (
+        re.compile(
+            r"\b((?:Loky|ForkPool|SpawnPool|Pool|Dask)?(?:Process|Worker|Thread)"
+            r"(?:PoolExecutor)?)-\d+(?:_\d+)?\b"
+        ),
+        r"\1-<n>",
+    ),
+)
+
+
+def normalise_message(text: str) -> str:
+    """``text`` with what differs between two runs of a fit replaced by placeholders.
+
+    Memory addresses become ``0x...``, paths under the temporary folders
+    ``<tmp>``, process ids ``<pid>`` and numbered process or thread names
+    ``Process-<n>``: a message then depends on the fit alone, not on the process
+    that ran it, so a study's rows are identical for any ``n_jobs`` and backend and
+    two runs of one study merge.
+
+    Examples
+    --------
+    >>> normalise_message("<mylib.Model object at 0x7f59a1b2c3d0> failed")
+    '<mylib.Model object at 0x...> failed'
+    >>> normalise_message("cannot open /tmp/tmpk3j_x9/cache.npy (pid 4242)")
+    'cannot open <tmp> (pid <pid>)'
+    >>> normalise_message("LokyProcess-3 died; Thread-12 stopped")
+    'LokyProcess-<n> died; Thread-<n> stopped'
+    """
+    for pattern, placeholder in _VOLATILE:
+        text = pattern.sub(placeholder, text)
+    return text
 
 
 def ok_message(notes: Mapping[str, str], remarks: Sequence[str]) -> str:

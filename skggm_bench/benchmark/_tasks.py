@@ -40,7 +40,7 @@ from ..metrics import GroundTruth, score_learner
 from ..utils._validation import constant_columns, constant_columns_message
 from ._graphs import GraphEntry
 from ._isolation import MISSING, Server, error_message, truncate, worker_for
-from ._messages import ok_message
+from ._messages import normalise_message, ok_message
 from ._provenance import package_versions
 from ._schema import CELL_COLUMNS, DATA_HASH, KEY_COLUMNS, Status
 from ._seeding import cell_seed, learner_seed
@@ -401,7 +401,7 @@ def _failure(status: Status, message: str, elapsed: float, metrics: tuple) -> di
     return {name: math.nan for name in metrics} | {
         "fit_time": elapsed,
         "status": status.value,
-        "message": truncate(message),
+        "message": truncate(normalise_message(message)),
     }
 
 
@@ -460,6 +460,8 @@ def run_fit(spec: Spec, fit: Fit) -> dict:
         | {
             "fit_time": result["fit_time"],
             "status": Status.OK.value,
-            "message": truncate(ok_message(result["notes"], result["remarks"])),
+            "message": truncate(
+                normalise_message(ok_message(result["notes"], result["remarks"]))
+            ),
         }
     )

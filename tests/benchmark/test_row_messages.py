@@ -1,0 +1,72 @@
+"""Deterministic rows: messages hold no memory address, temporary path or process
+id, so a study's rows are identical for any n_jobs and backend (issue 28)."""
+
+import os
+import tempfile
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import BaseEstimator
+from sklearn.covariance import LedoitWolf
+
+from skggm_bench.benchmark import Benchmark
+from skggm_bench.benchmark._messages import normalise_message
+from skggm_bench.generators import DiagonalDominance
+
+
+class Volatile(BaseEstimator):
+    """Fails with a message naming what differs between processes."""
+
+    def fit(self, X, y=None):
+        scratch = os.path.join(tempfile.gettempdir(), f"tmp{os.getpid()}q", "c.npy")
+        raise RuntimeError(
+            f"{self!r} at {hex(id(self))}: <function <lambda> at {hex(id(X))}> "
+            f"cannot write {scratch} (pid {os.getpid()}, LokyProcess-{os.getpid()})"
+        )
+
+
+def test_normalise_message_replaces_what_differs_between_processes():
+    text = (
+        "RuntimeError: <pkg.Model object at 0x7f59a1b2c3d0> cannot write "
+        f"{tempfile.gettempdir()}/tmpk3j_x9/c.npy (pid 4242, ForkPoolWorker-7)"
+    )
+    assert normalise_message(text) == (
+        "RuntimeError: <pkg.Model object at 0x...> cannot write <tmp> "
+        "(pid <pid>, ForkPoolWorker-<n>)"
+    )
+    # What does not differ stays: a word that merely contains "tmp", a path that
+    # is not temporary, a short hexadecimal value, numbers that are not ids.
+    kept = "tmpfile /home/u/tmp/x.npy flags 0x1f; 3-th minor; n_jobs 2"
+    assert normalise_message(kept) == kept
+    assert normalise_message(normalise_message(text)) == normalise_message(text)
+
+
+def _study(**options):
+    return Benchmark(
+        {"dd": DiagonalDominance()},
+        {"volatile": Volatile(), "lw": LedoitWolf()},
+        n_features=6,
+        densities=0.3,
+        n_samples=40,
+        n_repeats=2,
+        random_state=0,
+        **options,
+    )
+
+
+@pytest.fixture(scope="module")
+def reference():
+    return _study().run().frame.drop(columns="fit_time")
+
+
+@pytest.mark.parametrize(("n_jobs", "backend"), [(2, "loky"), (2, "threading")])
+def test_rows_are_identical_for_any_n_jobs_and_backend(reference, n_jobs, backend):
+    frame = _study(n_jobs=n_jobs, backend=backend).run().frame.drop(columns="fit_time")
+    pd.testing.assert_frame_equal(frame, reference)
+    failed = reference[reference.learner == "volatile"]
+    assert (failed.status == "failed").all()
+    message = failed.message.iloc[0]
+    assert "0x..." in message and "<tmp>" in message and "pid <pid>" in message
+    assert "LokyProcess-<n>" in message
+    assert not np.any(reference.message.str.contains(str(os.getpid())))
