@@ -22,6 +22,7 @@ import importlib
 import json
 import math
 import pickle
+import sys
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -222,6 +223,11 @@ class _Server(Server):
     def __init__(self, spec: Spec) -> None:
         super().__init__()
         self.spec = spec
+        # Per learner: the top-level packages its fits imported. In a fit's own
+        # child this starts empty each time (the child sees the template's
+        # modules); served in-process, a package imported by an earlier fit of
+        # the learner is not new to a later one, so it is remembered here.
+        self.imported: dict[str, set[str]] = {}
 
     def cached(self, name: str, args: tuple) -> Any:
         if name == "prepare":
@@ -316,6 +322,7 @@ class _Server(Server):
         """Fit the learner on its own copy of the data set; score it."""
         spec = self.spec
         data = self._cell(fit.cell)
+        modules = set(sys.modules)
         # Each fit gets its own copy: a learner that writes into X cannot change
         # the data of the next one.
         observed = data.observed[fit.data_model][: fit.n_samples]
@@ -339,8 +346,12 @@ class _Server(Server):
         start = time.perf_counter()
         estimator.fit(X)
         fit_time = time.perf_counter() - start
+        # The packages whose modules loading and fitting the learner imported
+        # (a wrapper that imports its solver inside fit), as plain strings.
+        imported = self.imported.setdefault(fit.learner, set())
+        imported |= {name.partition(".")[0] for name in set(sys.modules) - modules}
         truth = GroundTruth(data.adjacency, spec.model, data.covariance, data.precision)
-        result: dict[str, Any] = {"fit_time": fit_time}
+        result: dict[str, Any] = {"fit_time": fit_time, "imported": sorted(imported)}
         data_notes = [constant_columns_message(constant)] if constant.size else []
         try:
             # The losses are judged against the data as drawn (``observed``), which
@@ -385,10 +396,18 @@ def _seed(spec: Spec, cell: Cell) -> int:
     return cell_seed(spec.entropy, cell.graph, cell.n_features, density, cell.repeat)
 
 
-def _row(spec: Spec, fit: Fit, seed: int, signal: Mapping[str, Any]) -> dict:
+def _row(
+    spec: Spec,
+    fit: Fit,
+    seed: int,
+    signal: Mapping[str, Any],
+    imported: tuple[str, ...] = (),
+) -> dict:
     generator = type(spec.generators[fit.cell.generator]).__module__
-    versions = json.loads(package_versions(generator)) | json.loads(
-        spec.versions[fit.learner]
+    versions = (
+        json.loads(package_versions(generator))
+        | json.loads(spec.versions[fit.learner])
+        | json.loads(package_versions(*imported))
     )
     key = dict(zip(KEY_COLUMNS, fit.key, strict=True))
     cell = {"seed": seed, DATA_HASH: signal.get(DATA_HASH, "")} | {
@@ -440,13 +459,13 @@ def run_fit(spec: Spec, fit: Fit) -> dict:
         return row | _failure(
             Status.FAILED, f"data generation failed: {reason}", math.nan, spec.metrics
         )
-    row = _row(spec, fit, seed, prepared.value)
     outcome = outcomes[1]
     if outcome.status is not Status.OK:
-        return row | _failure(
+        return _row(spec, fit, seed, prepared.value) | _failure(
             outcome.status, outcome.message, outcome.elapsed, spec.metrics
         )
     result = outcome.value
+    row = _row(spec, fit, seed, prepared.value, tuple(result["imported"]))
     if "unusable" in result:
         return row | _failure(
             Status.FAILED,

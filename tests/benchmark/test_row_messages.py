@@ -70,3 +70,48 @@ def test_rows_are_identical_for_any_n_jobs_and_backend(reference, n_jobs, backen
     assert "0x..." in message and "<tmp>" in message and "pid <pid>" in message
     assert "LokyProcess-<n>" in message
     assert not np.any(reference.message.str.contains(str(os.getpid())))
+
+
+# --------------------------------------------------------------------------------------
+# Versions of the packages a fit imported
+# --------------------------------------------------------------------------------------
+
+
+class LateImport(BaseEstimator):
+    """A wrapper that imports its solver's package inside ``fit`` only."""
+
+    def fit(self, X, y=None):
+        import gglasso.problem  # noqa: F401  (imported at call time, as wrappers do)
+
+        self.covariance_ = np.cov(X, rowvar=False) + 0.1 * np.eye(X.shape[1])
+        self.precision_ = np.linalg.inv(self.covariance_)
+        return self
+
+
+@pytest.mark.parametrize(("n_jobs", "isolate"), [(1, True), (2, True), (1, False)])
+def test_versions_record_the_packages_a_fit_imported(monkeypatch, n_jobs, isolate):
+    import importlib.metadata
+    import json
+    import sys
+
+    # Not imported before the run, so that only the fit can import it (the
+    # template of the fork server starts with what this process has imported).
+    for name in [m for m in sys.modules if m.partition(".")[0] == "gglasso"]:
+        monkeypatch.delitem(sys.modules, name)
+    frame = Benchmark(
+        {"dd": DiagonalDominance()},
+        {"late": LateImport(), "lw": LedoitWolf()},
+        n_features=6,
+        densities=0.3,
+        n_samples=40,
+        n_repeats=2,
+        random_state=0,
+        n_jobs=n_jobs,
+        isolate=isolate,
+    ).run().frame
+    assert (frame.status == "ok").all(), frame.message.tolist()
+    versions = frame.set_index(["learner", "repeat"]).versions.map(json.loads)
+    expected = importlib.metadata.version("gglasso")
+    for repeat in (0, 1):  # every fit of the learner, not only the first
+        assert versions["late", repeat]["gglasso"] == expected
+        assert "gglasso" not in versions["lw", repeat]
