@@ -29,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import hashlib
+import inspect
 import json
 import math
 import numbers
@@ -216,18 +217,15 @@ def _check_named(
         )
     if not mapping:
         raise StudyError(name, f"{name} is empty: give at least one, e.g. {example}")
+    checked = {}
     for key, value in mapping.items():
         if not isinstance(key, str) or not key:
             raise StudyError(
                 name, f"{name} keys must be non-empty strings, got {key!r}"
             )
         if isinstance(value, type):
-            raise StudyError(
-                name,
-                f"{name}[{key!r}] is the class {value.__name__}; pass an instance, "
-                f"e.g. {value.__name__}()",
-                key,
-            )
+            value = _default_instance(value, f"{name}[{key!r}]", name, key)
+        checked[key] = value
         missing = [m for m in methods if not callable(getattr(value, m, None))]
         if missing:
             raise StudyError(
@@ -252,7 +250,45 @@ def _check_named(
                 fresh._validate_params()
             except (ValueError, TypeError) as exc:
                 raise StudyError(name, f"{name}[{key!r}]: {exc}", key) from None
-    return dict(mapping)
+    return checked
+
+
+def _default_instance(cls: type, where: str, name: str, key: str) -> Any:
+    """``cls()``: a class given where an instance is needed, built with its defaults.
+
+    Or a StudyError saying why it cannot be (parameters without a default, or
+    what the constructor raised).
+    """
+    try:
+        signature = inspect.signature(cls)
+    except (TypeError, ValueError):  # a class without an inspectable signature
+        required = []
+    else:
+        required = [
+            p.name
+            for p in signature.parameters.values()
+            if p.default is inspect.Parameter.empty
+            and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+        ]
+    if required:
+        raise StudyError(
+            name,
+            f"{where} is the class {cls.__name__}, which cannot be built with its "
+            f"defaults: {', '.join(map(repr, required))} "
+            f"{'has' if len(required) == 1 else 'have'} no default; pass an "
+            f"instance, e.g. {cls.__name__}({required[0]}=...)",
+            key,
+        )
+    try:
+        return cls()
+    except Exception as exc:
+        raise StudyError(
+            name,
+            f"{where} is the class {cls.__name__}, and {cls.__name__}() failed "
+            f"({type(exc).__name__}: {exc}); pass an instance with the parameters "
+            "it needs",
+            key,
+        ) from None
 
 
 def _check_unseeded(mapping: dict, name: str) -> dict:

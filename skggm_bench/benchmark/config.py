@@ -1008,22 +1008,44 @@ def _resolve_learner(name: str, where: str) -> type:
             raise ConfigError(
                 f"{where}: cannot import {module_name!r}: {exc}"
             ) from None
-        cls = getattr(module, attribute, None)
-    else:
-        cls = None
-        for module_name in _LEARNER_MODULES:
-            cls = getattr(importlib.import_module(module_name), name, None)
-            if cls is not None:
-                break
-    if not (
-        inspect.isclass(cls) and hasattr(cls, "fit") and hasattr(cls, "get_params")
-    ):
-        known = _learner_names()
+        if not hasattr(module, attribute):
+            public = [n for n in dir(module) if not n.startswith("_")]
+            raise ConfigError(
+                f"{where}: module {module_name!r} has no {attribute!r}"
+                f"{_suggest(attribute, public)}"
+            )
+        return _estimator_class(getattr(module, attribute), name, where)
+    for module_name in _LEARNER_MODULES:
+        found = getattr(importlib.import_module(module_name), name, None)
+        if found is not None:
+            return _estimator_class(found, name, where)
+    known = _learner_names()
+    raise ConfigError(
+        f"{where}: unknown learner {name!r}{_suggest(name, known)}; available: "
+        f"{', '.join(known)}, or a dotted path to a scikit-learn estimator"
+    )
+
+
+def _estimator_class(found: Any, name: str, where: str) -> type:
+    """``found`` if it is an estimator class; otherwise what it lacks."""
+    if not inspect.isclass(found):
         raise ConfigError(
-            f"{where}: unknown learner {name!r}{_suggest(name, known)}; available: "
-            f"{', '.join(known)}, or a dotted path to a scikit-learn estimator"
+            f"{where}: {name!r} is a {type(found).__name__}, not an estimator class; "
+            "give the class of a scikit-learn estimator"
         )
-    return cls
+    lacks = [m for m in ("get_params", "fit") if not callable(getattr(found, m, None))]
+    if lacks:
+        hint = (
+            " (derive it from sklearn.base.BaseEstimator, which gives get_params "
+            "and set_params)"
+            if "get_params" in lacks
+            else ""
+        )
+        raise ConfigError(
+            f"{where}: {name!r} imports but is not a scikit-learn estimator: it "
+            f"lacks {' and '.join(lacks)}{hint}"
+        )
+    return found
 
 
 def _learner_names() -> list[str]:
@@ -1092,7 +1114,31 @@ def _build(
     try:
         return cls(**values)
     except Exception as exc:
-        raise ConfigError(f"{where}: {cls.__name__}({params}) failed: {exc}") from None
+        required = _required_parameters(cls) - set(params)
+        hint = (
+            f"; {', '.join(map(repr, sorted(required)))} "
+            f"{'has' if len(required) == 1 else 'have'} no default: give "
+            f"{'it' if len(required) == 1 else 'them'} as keys of {where}"
+            if required
+            else ""
+        )
+        raise ConfigError(
+            f"{where}: {cls.__name__}({params}) failed: {exc}{hint}"
+        ) from None
+
+
+def _required_parameters(cls: type) -> set[str]:
+    """The constructor parameters of ``cls`` without a default."""
+    try:
+        parameters = inspect.signature(cls).parameters.values()
+    except (TypeError, ValueError):
+        return set()
+    return {
+        p.name
+        for p in parameters
+        if p.default is inspect.Parameter.empty
+        and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+    }
 
 
 def _nested(spec: Any, where: str, resolve: Callable[[str, str], type]) -> Any:
