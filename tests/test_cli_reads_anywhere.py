@@ -95,6 +95,18 @@ def study(tmp_path_factory):
     return folder, first, second
 
 
+def test_run_counts_the_fits_warnings_and_prints_one_line_per_class(study):
+    _, first, second = study
+    line = (
+        "warnings: learner 'mine' raised UserWarning 2 times in 2 of 2 fits "
+        "(counted in the n_warnings column; each row's message gives its first)"
+    )
+    for run in (first, second):
+        assert run.stderr.count("warnings: ") == 1, run.stderr
+        assert line in run.stderr
+        assert "shrank" not in run.stderr  # the warnings themselves: not printed
+
+
 def test_the_users_module_is_absent_when_reading(study):
     folder, _, _ = study
     probe = _cli(folder, "--help")

@@ -56,6 +56,7 @@ from ..utils._validation import Interval, is_boolean
 from ._execution import backend_problem, execute
 from ._graphs import GraphAxisError, GraphEntry, graph_axis, realised_density
 from ._isolation import close_children
+from ._messages import WarningTally
 from ._provenance import (
     FingerprintError,
     describe,
@@ -70,7 +71,7 @@ from ._seeding import (
     fresh_entropy,
 )
 from ._sharding import check_shard, shard_fits
-from ._tasks import Cell, Fit, Spec, ship_learner
+from ._tasks import WARNING_COUNTS, Cell, Fit, Spec, ship_learner
 from .leaderboard import DEFAULT_TIE_TOLERANCE
 from .store import ResultStore
 
@@ -1350,8 +1351,10 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
         counts = {"done": total - len(fits), "computed": 0}
         if progress is not None:
             progress(counts["done"], total)
+        warned = WarningTally()
 
         def on_row(row: dict) -> None:
+            warned.add(row.pop(WARNING_COUNTS, {}), row["learner"])
             # One transaction per row: an interruption (Ctrl-C, SIGKILL) leaves
             # every finished fit committed and nothing half-written.
             counts["computed"] += store.append([row])
@@ -1364,6 +1367,10 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
             execute(spec, fits, self.n_jobs, self.verbose, on_row)
         finally:  # children of this process (n_jobs=1, threading) end with the run
             close_children(spec.token)
+            # The warnings of the fits, one line per learner and warning class
+            # (they are counted in the rows, never printed by the fits).
+            for line in warned.lines():
+                print(line, file=sys.stderr)
         return counts["computed"]
 
     def _backend_config(self) -> Any:

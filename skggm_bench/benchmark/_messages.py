@@ -21,6 +21,8 @@ from collections.abc import Mapping, Sequence
 
 __all__ = [
     "SELECTION_REMARKS",
+    "WarningTally",
+    "first_warning",
     "normalise_message",
     "ok_message",
     "selection_remark",
@@ -32,6 +34,7 @@ __all__ = [
 #: words them.
 SELECTION_REMARKS = ("selected every pair", "selected no pair")
 _SEPARATOR = "; "
+_FIRST_WARNING = "first warning: "
 _UNDEFINED = re.compile(r"^(?P<names>[a-z0-9_, ]+) undefined: (?P<why>.*)$", re.S)
 
 
@@ -96,14 +99,18 @@ def normalise_message(text: str) -> str:
     return text
 
 
-def ok_message(notes: Mapping[str, str], remarks: Sequence[str]) -> str:
-    """The message of an ``ok`` row from its metrics' notes and its remarks.
+def ok_message(
+    notes: Mapping[str, str], remarks: Sequence[str], warning: str = ""
+) -> str:
+    """The message of an ``ok`` row from its metrics' notes, its remarks and the
+    first warning its fit raised (last: a long message is cut at its end).
 
     Examples
     --------
     >>> ok_message({"kl_divergence": "no loss: x", "stein_loss": "no loss: x"},
-    ...            ["selected every pair"])
-    'selected every pair; kl_divergence, stein_loss undefined: no loss: x'
+    ...            ["selected every pair"], "ConvergenceWarning: no convergence")
+    'selected every pair; kl_divergence, stein_loss undefined: no loss: x; \
+first warning: ConvergenceWarning: no convergence'
     """
     by_reason: dict[str, list[str]] = {}
     for name, why in notes.items():
@@ -112,7 +119,23 @@ def ok_message(notes: Mapping[str, str], remarks: Sequence[str]) -> str:
     parts = [*remarks] + [
         f"{', '.join(names)} undefined: {why}" for why, names in by_reason.items()
     ]
+    if warning:
+        parts.append(f"{_FIRST_WARNING}{warning.replace(_SEPARATOR, ', ')}")
     return _SEPARATOR.join(parts)
+
+
+def first_warning(message: object) -> str | None:
+    """The first warning of the fit, as an ``ok`` row's message gives it, or None.
+
+    Examples
+    --------
+    >>> first_warning("selected no pair; first warning: UserWarning: slow")
+    'UserWarning: slow'
+    """
+    for part in _parts(message):
+        if part.startswith(_FIRST_WARNING):
+            return part[len(_FIRST_WARNING):]
+    return None
 
 
 def _parts(message: object) -> list[str]:
@@ -158,3 +181,42 @@ def short_reason(reason: str) -> str:
     'no loss: covariance_ and precision_ disagree'
     """
     return reason.split(" (", 1)[0].strip()
+
+
+class WarningTally:
+    """The warnings of a run's fits, per learner and warning class, for its summary.
+
+    The fits' warnings are counted in their rows (``n_warnings``, and the first in
+    ``message``), never printed; the run prints these lines at its end.
+
+    Examples
+    --------
+    >>> tally = WarningTally()
+    >>> tally.add({"ConvergenceWarning": 3}, "glasso")
+    >>> tally.add({}, "glasso")
+    >>> tally.lines()
+    ["warnings: learner 'glasso' raised ConvergenceWarning 3 times in 1 of 2 fits \
+(counted in the n_warnings column; each row's message gives its first)"]
+    """
+
+    def __init__(self) -> None:
+        self._fits: dict[str, int] = {}
+        self._counts: dict[tuple[str, str], list[int]] = {}
+
+    def add(self, counts: Mapping[str, int], learner: str) -> None:
+        """Count one fit of ``learner`` with ``{warning class: count}``."""
+        self._fits[learner] = self._fits.get(learner, 0) + 1
+        for name, count in counts.items():
+            total = self._counts.setdefault((learner, name), [0, 0])
+            total[0] += int(count)
+            total[1] += 1
+
+    def lines(self) -> list[str]:
+        """One line per learner and warning class, sorted."""
+        return [
+            f"warnings: learner {learner!r} raised {name} {count} "
+            f"time{'s' if count != 1 else ''} in {n_fits} of {self._fits[learner]} "
+            "fits (counted in the n_warnings column; each row's message gives its "
+            "first)"
+            for (learner, name), (count, n_fits) in sorted(self._counts.items())
+        ]

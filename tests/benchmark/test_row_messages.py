@@ -3,6 +3,7 @@ id, so a study's rows are identical for any n_jobs and backend (issue 28)."""
 
 import os
 import tempfile
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -115,3 +116,76 @@ def test_versions_record_the_packages_a_fit_imported(monkeypatch, n_jobs, isolat
     for repeat in (0, 1):  # every fit of the learner, not only the first
         assert versions["late", repeat]["gglasso"] == expected
         assert "gglasso" not in versions["lw", repeat]
+
+
+# --------------------------------------------------------------------------------------
+# Warnings: counted per row, summarised once per learner and class
+# --------------------------------------------------------------------------------------
+
+
+class Warns(BaseEstimator):
+    """Warns ``n`` times per fit (twice the same warning: both count)."""
+
+    def __init__(self, n=3):
+        self.n = n
+
+    def fit(self, X, y=None):
+        from sklearn.exceptions import ConvergenceWarning
+
+        for i in range(self.n):
+            warnings.warn(
+                f"{self!r} at {hex(id(self))} did not converge; step {i}",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        warnings.warn("ill-conditioned", RuntimeWarning, stacklevel=2)
+        self.covariance_ = np.cov(X, rowvar=False) + 0.1 * np.eye(X.shape[1])
+        self.precision_ = np.linalg.inv(self.covariance_)
+        return self
+
+
+@pytest.mark.parametrize(("n_jobs", "isolate"), [(1, True), (2, True), (1, False)])
+def test_warnings_are_counted_in_rows_and_summarised_once(capfd, n_jobs, isolate):
+    frame = Benchmark(
+        {"dd": DiagonalDominance()},
+        {"warns": Warns(n=3), "lw": LedoitWolf()},
+        n_features=6,
+        densities=0.3,
+        n_samples=40,
+        n_repeats=2,
+        random_state=0,
+        n_jobs=n_jobs,
+        isolate=isolate,
+    ).run().frame
+    assert (frame.status == "ok").all()
+    assert frame.n_warnings.dtype == "Int64"
+    warned = frame[frame.learner == "warns"]
+    assert (warned.n_warnings == 4).all()  # 3 ConvergenceWarning + 1 RuntimeWarning
+    assert (frame[frame.learner == "lw"].n_warnings == 0).all()
+    # The first warning, normalised (no address), in the message; the same in
+    # every row, whatever the process.
+    assert set(warned.message) == {
+        "selected every pair; first warning: ConvergenceWarning: Warns() at 0x... "
+        "did not converge, step 0"
+    }
+    err = capfd.readouterr().err
+    summary = [line for line in err.splitlines() if line.startswith("warnings:")]
+    assert summary == [
+        "warnings: learner 'warns' raised ConvergenceWarning 6 times in 2 of 2 fits "
+        "(counted in the n_warnings column; each row's message gives its first)",
+        "warnings: learner 'warns' raised RuntimeWarning 2 times in 2 of 2 fits "
+        "(counted in the n_warnings column; each row's message gives its first)",
+    ]
+    assert "did not converge" not in err  # not printed by the fits
+
+
+def test_a_failed_fit_has_no_warning_count():
+    frame = Benchmark(
+        {"dd": DiagonalDominance()},
+        {"volatile": Volatile()},
+        n_features=6,
+        densities=0.3,
+        n_samples=40,
+        random_state=0,
+    ).run().frame
+    assert (frame.status == "failed").all() and frame.n_warnings.isna().all()
