@@ -1041,11 +1041,12 @@ def test_score_learner_maps_a_pipelines_matrices_back_to_the_data_scale():
         "stein_loss": stein_loss(S, sigma, role="covariance"),
         "precision_frobenius_loss": frobenius_loss(np.linalg.inv(S), theta),
     }
-    pipe = make_pipeline(StandardScaler(), GraphicalLasso(alpha=0.1)).fit(X)
-    scores = score_learner(pipe, truth, metrics, X=X)
-    assert scores.notes == {}
-    for name, value in by_hand.items():
-        np.testing.assert_allclose(scores.values[name], value, rtol=1e-7)
+    for scaler in (StandardScaler(), StandardScaler(copy=False)):  # in place too
+        pipe = make_pipeline(scaler, GraphicalLasso(alpha=0.1)).fit(X.copy())
+        scores = score_learner(pipe, truth, metrics, X=X)
+        assert scores.notes == {}
+        for name, value in by_hand.items():
+            np.testing.assert_allclose(scores.values[name], value, rtol=1e-7)
     # On the learner's own scale the KL would be far larger: it would measure the
     # units of the data, not the estimator.
     on_own_scale = kl_divergence(S, inner.covariance_, role="covariance")

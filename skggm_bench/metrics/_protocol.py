@@ -175,7 +175,8 @@ def _step_multipliers(
     """``a`` with ``step.transform(x) = a * x + b`` for every x, and the image."""
     label = f"the Pipeline step {name!r} ({type(step).__name__})"
     try:
-        image = np.asarray(step.transform(probe), dtype=np.float64)
+        # A copy: a step fitted with copy=False transforms its input in place.
+        image = np.asarray(step.transform(probe.copy()), dtype=np.float64)
     except Exception as exc:
         raise ValueError(
             f"{label} cannot be applied to probe rows to learn its scale "
