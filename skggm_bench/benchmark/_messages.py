@@ -8,8 +8,10 @@ separated by ``"; "``: first the remarks on the learner's selection
 (``"selected every pair"``, ``"selected no pair"``), then, per reason, the metrics
 that are undefined for it: ``"kl_divergence, stein_loss undefined: no loss:
 covariance_ and precision_ disagree (max |covariance_ @ precision_ - I| = 0.07,
-tolerance 0.01)"``. Writing and reading live together here so that they cannot
-drift apart.
+tolerance 0.01)"``, and last the first warning of the fit (``"first warning:
+ConvergenceWarning: ..."``). Writing and reading live together here so that they
+cannot drift apart; so does the run's summary of the fits' warnings
+(:class:`WarningTally`).
 """
 
 from __future__ import annotations
@@ -22,7 +24,6 @@ from collections.abc import Mapping, Sequence
 __all__ = [
     "SELECTION_REMARKS",
     "WarningTally",
-    "first_warning",
     "normalise_message",
     "ok_message",
     "selection_remark",
@@ -123,19 +124,6 @@ first warning: ConvergenceWarning: no convergence'
         parts.append(f"{_FIRST_WARNING}{warning.replace(_SEPARATOR, ', ')}")
     return _SEPARATOR.join(parts)
 
-
-def first_warning(message: object) -> str | None:
-    """The first warning of the fit, as an ``ok`` row's message gives it, or None.
-
-    Examples
-    --------
-    >>> first_warning("selected no pair; first warning: UserWarning: slow")
-    'UserWarning: slow'
-    """
-    for part in _parts(message):
-        if part.startswith(_FIRST_WARNING):
-            return part[len(_FIRST_WARNING):]
-    return None
 
 
 def _parts(message: object) -> list[str]:
