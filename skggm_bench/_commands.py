@@ -120,7 +120,9 @@ def _tie_tolerance(args: argparse.Namespace) -> float:
     if args.tie_tolerance is not None:
         return args.tie_tolerance
     if args.store is None:
-        return float(_config(args).grid.get("tie_tolerance", DEFAULT_TIE_TOLERANCE))
+        tolerance = _settings(args).tie_tolerance
+        if tolerance is not None:
+            return tolerance
     return DEFAULT_TIE_TOLERANCE
 
 
@@ -164,6 +166,17 @@ def _config(args: argparse.Namespace) -> Any:
         raise CommandError(str(exc), EXIT_USAGE) from None
 
 
+def _settings(args: argparse.Namespace) -> Any:
+    """What reading a study's store needs from ``--config``/``--preset``: never a
+    class, so that a store reads without its learners' packages."""
+    from .benchmark.config import ConfigError, store_settings
+
+    try:
+        return store_settings(args.config, preset=args.preset or DEFAULT_PRESET)
+    except ConfigError as exc:
+        raise CommandError(str(exc), EXIT_USAGE) from None
+
+
 def _store_path(args: argparse.Namespace, config: Any) -> Path:
     if args.store is not None:
         return args.store
@@ -182,7 +195,7 @@ def _read_results(args: argparse.Namespace) -> tuple[Any, dict, Path]:
     """The stored frame, metadata and path; the store is opened read-only."""
     from .benchmark.results.store import ResultStore, StoreError
 
-    path = args.store if args.store is not None else _store_path(args, _config(args))
+    path = args.store if args.store is not None else _store_path(args, _settings(args))
     if not path.exists():
         raise CommandError(
             f"no results store at {path}; run 'skggm-bench run' first, or point to "
@@ -592,7 +605,7 @@ def export_store(args: argparse.Namespace) -> int:
     """``skggm-bench export``: every row of a store to CSV, Parquet or JSON lines."""
     from .benchmark.results.store import StoreError, export_results
 
-    path = args.store if args.store is not None else _store_path(args, _config(args))
+    path = args.store if args.store is not None else _store_path(args, _settings(args))
     if not path.exists():
         raise CommandError(
             f"no results store at {path}; point to it with --store PATH (or the "

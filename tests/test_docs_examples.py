@@ -158,3 +158,19 @@ def test_time_varying_numbers_quoted_in_the_related_models_page():
     for name, sep, sep_se, joint, joint_se, gain in measured:
         row = f"| {name.strip()} | {sep} ± {sep_se} | {joint} ± {joint_se} | {gain}"
         assert row in page, row
+
+
+def test_the_scale_example_of_bring_your_own_learner_gives_its_quoted_figures():
+    """The worked example of how scales are judged (a StandardScaler in a pipeline):
+    the harness's loss equals the one by hand on the data's scale, and the figures
+    quoted in its comments are what it computes."""
+    page = DOCS / "bring_your_own_learner.md"
+    block = next(b for b in python_blocks(page) if "Sigma_z" in b)
+    namespace: dict = {}
+    exec(block, namespace)
+    quoted = re.findall(r"# (\d+\.\d+)", block)
+    on_data_scale, on_own_scale = (float(value) for value in quoted)
+    assert f"{namespace['scored']:.2g}" == f"{on_data_scale:.2g}"
+    kl = namespace["kl_divergence"]
+    own = kl(namespace["S"], namespace["Sigma_z"], role="covariance")
+    assert f"{own:.3g}" == f"{on_own_scale:.3g}"

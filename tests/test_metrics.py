@@ -15,7 +15,7 @@ import pytest
 import scipy.linalg
 import scipy.sparse
 import sklearn.metrics as skm
-from sklearn.base import clone
+from sklearn.base import BaseEstimator, clone
 from sklearn.covariance import EmpiricalCovariance, GraphicalLasso
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import GridSearchCV, KFold, cross_validate
@@ -964,28 +964,150 @@ def test_loss_problem_names_the_check_and_its_size():
     d = np.sqrt(np.diag(S))
     correlation = S / np.outer(d, d)
     message = loss_problem(correlation, np.linalg.inv(correlation), X)
-    assert message.startswith("no loss: covariance_ is not on the scale of the data")
-    # ... which is fine for data of unit variances.
+    assert message.startswith("no loss: covariance_ has a unit diagonal")
+    assert f"{X.var(axis=0).max():.3g}" in message  # the data's variances, named
+    # ... which is fine for data of unit variances, and for a learner that saw
+    # standardised data (a pipeline's scaler: scale = 1 / sd).
     Z = (X - X.mean(axis=0)) / X.std(axis=0)
     assert loss_problem(correlation, np.linalg.inv(correlation), Z) is None
+    back = correlation * np.outer(d, d)
+    assert loss_problem(back, np.linalg.inv(back), X, scale=1 / d) is None
 
 
-def test_score_learner_with_data_leaves_edges_and_notes_the_losses():
-    from sklearn.covariance import GraphicalLasso
+def test_loss_problem_withholds_nothing_else_for_scale():
+    from skggm_bench.metrics import loss_problem
+
+    X = _unequal_variances(p=6)  # variances 1 to 1024
+    S = np.cov(X, rowvar=False, bias=True)
+    d = np.sqrt(np.diag(S))
+    correlation = S / np.outer(d, d)
+    # Far from the sample variances, closer to unit ones, but not a unit diagonal:
+    # the old factor-2 rule withheld these; their losses now say how far they are.
+    for estimate in (1.5 * correlation, np.diag(np.full(6, 3.0)), 100.0 * S):
+        assert loss_problem(estimate, np.linalg.inv(estimate), X) is None
+    # A diagonal 1e-6 off 1 is not a correlation matrix.
+    near = correlation + 1e-6 * np.eye(6)
+    assert loss_problem(near, None, X) is None
+    # From a precision alone, its inverse is judged.
+    message = loss_problem(None, np.linalg.inv(correlation), X)
+    assert message.startswith("no loss: the inverse of precision_ has a unit diagonal")
+
+
+class _Correlation(BaseEstimator):
+    """Standardises the data itself and returns the sample correlation."""
+
+    def fit(self, X, y=None):
+        self.covariance_ = np.corrcoef(X, rowvar=False)
+        self.precision_ = np.linalg.inv(self.covariance_)
+        return self
+
+
+def test_score_learner_maps_a_pipelines_matrices_back_to_the_data_scale():
     from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import StandardScaler
+    from sklearn.preprocessing import MaxAbsScaler, RobustScaler, StandardScaler
 
-    from skggm_bench.metrics import GroundTruth, score_learner
+    from skggm_bench.metrics import (
+        GroundTruth,
+        feature_scale,
+        frobenius_loss,
+        kl_divergence,
+        score_learner,
+        stein_loss,
+    )
+
+    X = _unequal_variances()
+    S = np.cov(X, rowvar=False, bias=True)
+    truth = GroundTruth(
+        np.abs(np.linalg.inv(S)) > 1e-3, covariance=S, precision=np.linalg.inv(S)
+    )
+    metrics = [
+        "f1",
+        "frobenius_loss",
+        "kl_divergence",
+        "stein_loss",
+        "precision_frobenius_loss",
+    ]
+    # By hand: the learner is fitted on z = (x - m) / s, so D = diag(s) maps its
+    # matrices back: Sigma = D Sigma_z D, Theta = D^-1 Theta_z D^-1.
+    s = X.std(axis=0)
+    Z = (X - X.mean(axis=0)) / s
+    inner = GraphicalLasso(alpha=0.1).fit(Z)
+    D = np.diag(s)
+    sigma = D @ inner.covariance_ @ D
+    theta = np.linalg.inv(D) @ inner.precision_ @ np.linalg.inv(D)
+    by_hand = {
+        "frobenius_loss": frobenius_loss(S, sigma),
+        "kl_divergence": kl_divergence(S, sigma, role="covariance"),
+        "stein_loss": stein_loss(S, sigma, role="covariance"),
+        "precision_frobenius_loss": frobenius_loss(np.linalg.inv(S), theta),
+    }
+    for scaler in (StandardScaler(), StandardScaler(copy=False)):  # in place too
+        pipe = make_pipeline(scaler, GraphicalLasso(alpha=0.1)).fit(X.copy())
+        scores = score_learner(pipe, truth, metrics, X=X)
+        assert scores.notes == {}
+        for name, value in by_hand.items():
+            np.testing.assert_allclose(scores.values[name], value, rtol=1e-7)
+    # On the learner's own scale the KL would be far larger: it would measure the
+    # units of the data, not the estimator.
+    on_own_scale = kl_divergence(S, inner.covariance_, role="covariance")
+    assert on_own_scale > 100 * by_hand["kl_divergence"]
+    # Nested pipelines, two rescalings in a row, inside a fitted search: the
+    # multipliers compose (a RobustScaler's 1/IQR, then a MaxAbsScaler's 1/max).
+    nested = GridSearchCV(
+        make_pipeline(RobustScaler(), make_pipeline(MaxAbsScaler(), _Correlation())),
+        {"robustscaler__with_centering": [True]},
+        cv=2,
+        scoring=lambda est, X, y=None: 0.0,
+    ).fit(X)
+    robust = nested.best_estimator_[0]
+    maxabs = nested.best_estimator_[1][0]
+    expected = 1 / (robust.scale_ * maxabs.scale_)
+    np.testing.assert_allclose(feature_scale(nested, X), expected, rtol=1e-10)
+    # The data a correlation learner saw after those two steps have variances
+    # other than 1: its unit diagonal is refused. Behind a StandardScaler it is
+    # mapped back to D R D, the sample covariance itself.
+    refused = score_learner(nested, truth, ["kl_divergence"], X=X)
+    assert "has a unit diagonal" in refused.notes["kl_divergence"]
+    standard = make_pipeline(StandardScaler(), _Correlation()).fit(X)
+    mapped = score_learner(standard, truth, ["frobenius_loss"], X=X)
+    assert mapped.notes == {}
+    np.testing.assert_allclose(
+        mapped.values["frobenius_loss"], 0.0, atol=1e-9 * np.abs(S).max()
+    )
+    bare = score_learner(_Correlation().fit(X), truth, ["frobenius_loss"], X=X)
+    assert "has a unit diagonal" in bare.notes["frobenius_loss"]
+    # Without the data the pipeline is still mapped back (probed on other rows).
+    without = score_learner(pipe, truth, ["frobenius_loss"])
+    np.testing.assert_allclose(
+        without.values["frobenius_loss"], by_hand["frobenius_loss"], rtol=1e-7
+    )
+
+
+def test_a_step_that_is_not_a_rescaling_leaves_no_loss_but_the_edges():
+    from sklearn.decomposition import PCA
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import QuantileTransformer
+
+    from skggm_bench.metrics import (
+        GroundTruth,
+        covariance_from_estimator,
+        score_learner,
+    )
 
     X = _unequal_variances()
     S = np.cov(X, rowvar=False, bias=True)
     truth = GroundTruth(np.abs(np.linalg.inv(S)) > 1e-3, covariance=S)
-    pipe = make_pipeline(StandardScaler(), GraphicalLasso(alpha=0.1)).fit(X)
-    scores = score_learner(pipe, truth, ["f1", "frobenius_loss"], X=X)
-    assert not np.isnan(scores.values["f1"])
-    assert np.isnan(scores.values["frobenius_loss"])
-    assert "not on the scale of the data" in scores.notes["frobenius_loss"]
-    # Without the data, the losses are computed as before.
-    assert not np.isnan(
-        score_learner(pipe, truth, ["frobenius_loss"]).values["frobenius_loss"]
+    steps = (
+        (QuantileTransformer(n_quantiles=50), "quantiletransformer"),
+        (PCA(), "pca"),
     )
+    for step, name in steps:
+        pipe = make_pipeline(step, EmpiricalCovariance()).fit(X)
+        scores = score_learner(pipe, truth, ["f1", "frobenius_loss"], X=X)
+        assert not np.isnan(scores.values["f1"])
+        assert np.isnan(scores.values["frobenius_loss"])
+        note = scores.notes["frobenius_loss"]
+        assert note.startswith(f"no loss: the Pipeline step {name!r}")
+        assert "is not a rescaling of each feature" in note
+        with pytest.raises(ValueError, match="not a rescaling of each feature"):
+            covariance_from_estimator(pipe, X=X)

@@ -30,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import hashlib
+import inspect
 import json
 import math
 import numbers
@@ -62,7 +63,8 @@ from .plan._seeding import (
     fresh_entropy,
 )
 from .plan._sharding import check_shard, shard_fits
-from .plan._tasks import Cell, Fit, Spec, ship_learner
+from .plan._tasks import WARNING_COUNTS, Cell, Fit, Spec, ship_learner
+from .results._messages import WarningTally
 from .results._provenance import (
     FingerprintError,
     describe,
@@ -217,18 +219,15 @@ def _check_named(
         )
     if not mapping:
         raise StudyError(name, f"{name} is empty: give at least one, e.g. {example}")
+    checked = {}
     for key, value in mapping.items():
         if not isinstance(key, str) or not key:
             raise StudyError(
                 name, f"{name} keys must be non-empty strings, got {key!r}"
             )
         if isinstance(value, type):
-            raise StudyError(
-                name,
-                f"{name}[{key!r}] is the class {value.__name__}; pass an instance, "
-                f"e.g. {value.__name__}()",
-                key,
-            )
+            value = _default_instance(value, f"{name}[{key!r}]", name, key)
+        checked[key] = value
         missing = [m for m in methods if not callable(getattr(value, m, None))]
         if missing:
             raise StudyError(
@@ -253,7 +252,45 @@ def _check_named(
                 fresh._validate_params()
             except (ValueError, TypeError) as exc:
                 raise StudyError(name, f"{name}[{key!r}]: {exc}", key) from None
-    return dict(mapping)
+    return checked
+
+
+def _default_instance(cls: type, where: str, name: str, key: str) -> Any:
+    """``cls()``: a class given where an instance is needed, built with its defaults.
+
+    Or a StudyError saying why it cannot be (parameters without a default, or
+    what the constructor raised).
+    """
+    try:
+        signature = inspect.signature(cls)
+    except (TypeError, ValueError):  # a class without an inspectable signature
+        required = []
+    else:
+        required = [
+            p.name
+            for p in signature.parameters.values()
+            if p.default is inspect.Parameter.empty
+            and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+        ]
+    if required:
+        raise StudyError(
+            name,
+            f"{where} is the class {cls.__name__}, which cannot be built with its "
+            f"defaults: {', '.join(map(repr, required))} "
+            f"{'has' if len(required) == 1 else 'have'} no default; pass an "
+            f"instance, e.g. {cls.__name__}({required[0]}=...)",
+            key,
+        )
+    try:
+        return cls()
+    except Exception as exc:
+        raise StudyError(
+            name,
+            f"{where} is the class {cls.__name__}, and {cls.__name__}() failed "
+            f"({type(exc).__name__}: {exc}); pass an instance with the parameters "
+            "it needs",
+            key,
+        ) from None
 
 
 def _check_unseeded(mapping: dict, name: str) -> dict:
@@ -1315,8 +1352,10 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
         counts = {"done": total - len(fits), "computed": 0}
         if progress is not None:
             progress(counts["done"], total)
+        warned = WarningTally()
 
         def on_row(row: dict) -> None:
+            warned.add(row.pop(WARNING_COUNTS, {}), row["learner"])
             # One transaction per row: an interruption (Ctrl-C, SIGKILL) leaves
             # every finished fit committed and nothing half-written.
             counts["computed"] += store.append([row])
@@ -1329,6 +1368,10 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
             execute(spec, fits, self.n_jobs, self.verbose, on_row)
         finally:  # children of this process (n_jobs=1, threading) end with the run
             close_children(spec.token)
+            # The warnings of the fits, one line per learner and warning class
+            # (they are counted in the rows, never printed by the fits).
+            for line in warned.lines():
+                print(line, file=sys.stderr)
         return counts["computed"]
 
     def _backend_config(self) -> Any:

@@ -100,10 +100,12 @@ __all__ = [
     "PRESETS",
     "BenchmarkConfig",
     "ConfigError",
+    "StoreSettings",
     "generator_class",
     "get_preset",
     "load_config",
     "parse_config",
+    "store_settings",
 ]
 
 _GRID_KEYS = (
@@ -642,10 +644,18 @@ def load_config(path: str | Path) -> BenchmarkConfig:
     ('tiny', 1)
     """
     path = Path(path)
+    data = _read_toml(path)
+    try:
+        return parse_config(data, name=path.stem)
+    except ConfigError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+
+
+def _read_toml(path: Path) -> Any:
     toml = _toml_module()
     try:
         with path.open("rb") as handle:
-            data = toml.load(handle)
+            return toml.load(handle)
     except OSError as exc:
         raise ConfigError(
             f"cannot read the configuration file {str(path)!r}: {exc}"
@@ -656,10 +666,108 @@ def load_config(path: str | Path) -> BenchmarkConfig:
         raise ConfigError(
             f"{path}: not a TOML file: byte {exc.start} is not UTF-8 text"
         ) from None
+
+
+@dataclass(frozen=True)
+class StoreSettings:
+    """What reading a study's results needs from its file: no class at all.
+
+    ``leaderboard``, ``report`` and ``export`` find the store and the display
+    options of a study here, so that a store reads on a machine that has none of
+    its learners', generators' or data models' packages (a learner defined in the
+    user's module next to the study file included).
+
+    Attributes
+    ----------
+    name : str
+        The preset name or the file's stem (the store is named after it).
+    run : dict
+        The ``[run]`` table (``store`` among its keys).
+    tie_tolerance : float or None
+        The study's ``tie_tolerance``, if it sets one.
+    """
+
+    name: str
+    run: dict[str, Any]
+    tie_tolerance: float | None = None
+
+
+def store_settings(
+    path: str | Path | None = None, *, preset: str | None = None
+) -> StoreSettings:
+    """The store and display options of a TOML study or a preset, classes unread.
+
+    Only the keys are checked (a typo is still caught) and the ``[run]`` table and
+    ``tie_tolerance`` validated; no generator, learner or data model is imported.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path or None
+        A ``.toml`` study file.
+    preset : str or None
+        A key of :data:`PRESETS`, read when ``path`` is None (default ``"quick"``).
+
+    Returns
+    -------
+    StoreSettings
+
+    Raises
+    ------
+    ConfigError
+        If the file cannot be read or its keys, ``[run]`` or ``tie_tolerance``
+        are invalid.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from skggm_bench.benchmark.config import store_settings
+    >>> text = '''
+    ... generators = ["DiagonalDominance"]
+    ... [learners.mine]
+    ... class = "a_module_not_installed_here.MyLearner"
+    ... [run]
+    ... store = "results/mine.sqlite"
+    ... '''
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = pathlib.Path(tmp) / "mine.toml"
+    ...     _ = path.write_text(text)
+    ...     settings = store_settings(path)
+    >>> settings.name, settings.run["store"]
+    ('mine', 'results/mine.sqlite')
+    """
+    if path is None:
+        name = preset if preset is not None else "quick"
+        if name not in PRESETS:
+            raise ConfigError(
+                f"preset: unknown preset {name!r}{_suggest(name, PRESETS)}; "
+                f"available: {sorted(PRESETS)}"
+            )
+        data, where = PRESETS[name], ""
+    else:
+        path = Path(path)
+        data, name, where = _read_toml(path), path.stem, f"{path}: "
     try:
-        return parse_config(data, name=path.stem)
+        if not isinstance(data, Mapping):
+            raise ConfigError(
+                f"a configuration must be a table of keys, got {type(data).__name__}"
+            )
+        _reject_unknown(data, _TOP_LEVEL_KEYS, where="")
+        run = _parse_run(data.get("run", {}))
+        tolerance = data.get("tie_tolerance")
+        if tolerance is not None and (
+            isinstance(tolerance, bool)
+            or not isinstance(tolerance, (int, float))
+            or not 0 <= tolerance < 1
+        ):
+            raise ConfigError(
+                "tie_tolerance: must be a relative difference in [0, 1), got "
+                f"{tolerance!r}"
+            )
     except ConfigError as exc:
-        raise ConfigError(f"{path}: {exc}") from None
+        raise ConfigError(f"{where}{exc}") from None
+    return StoreSettings(
+        str(name), run, None if tolerance is None else float(tolerance)
+    )
 
 
 def _toml_module() -> Any:
@@ -900,22 +1008,44 @@ def _resolve_learner(name: str, where: str) -> type:
             raise ConfigError(
                 f"{where}: cannot import {module_name!r}: {exc}"
             ) from None
-        cls = getattr(module, attribute, None)
-    else:
-        cls = None
-        for module_name in _LEARNER_MODULES:
-            cls = getattr(importlib.import_module(module_name), name, None)
-            if cls is not None:
-                break
-    if not (
-        inspect.isclass(cls) and hasattr(cls, "fit") and hasattr(cls, "get_params")
-    ):
-        known = _learner_names()
+        if not hasattr(module, attribute):
+            public = [n for n in dir(module) if not n.startswith("_")]
+            raise ConfigError(
+                f"{where}: module {module_name!r} has no {attribute!r}"
+                f"{_suggest(attribute, public)}"
+            )
+        return _estimator_class(getattr(module, attribute), name, where)
+    for module_name in _LEARNER_MODULES:
+        found = getattr(importlib.import_module(module_name), name, None)
+        if found is not None:
+            return _estimator_class(found, name, where)
+    known = _learner_names()
+    raise ConfigError(
+        f"{where}: unknown learner {name!r}{_suggest(name, known)}; available: "
+        f"{', '.join(known)}, or a dotted path to a scikit-learn estimator"
+    )
+
+
+def _estimator_class(found: Any, name: str, where: str) -> type:
+    """``found`` if it is an estimator class; otherwise what it lacks."""
+    if not inspect.isclass(found):
         raise ConfigError(
-            f"{where}: unknown learner {name!r}{_suggest(name, known)}; available: "
-            f"{', '.join(known)}, or a dotted path to a scikit-learn estimator"
+            f"{where}: {name!r} is a {type(found).__name__}, not an estimator class; "
+            "give the class of a scikit-learn estimator"
         )
-    return cls
+    lacks = [m for m in ("get_params", "fit") if not callable(getattr(found, m, None))]
+    if lacks:
+        hint = (
+            " (derive it from sklearn.base.BaseEstimator, which gives get_params "
+            "and set_params)"
+            if "get_params" in lacks
+            else ""
+        )
+        raise ConfigError(
+            f"{where}: {name!r} imports but is not a scikit-learn estimator: it "
+            f"lacks {' and '.join(lacks)}{hint}"
+        )
+    return found
 
 
 def _learner_names() -> list[str]:
@@ -984,7 +1114,31 @@ def _build(
     try:
         return cls(**values)
     except Exception as exc:
-        raise ConfigError(f"{where}: {cls.__name__}({params}) failed: {exc}") from None
+        required = _required_parameters(cls) - set(params)
+        hint = (
+            f"; {', '.join(map(repr, sorted(required)))} "
+            f"{'has' if len(required) == 1 else 'have'} no default: give "
+            f"{'it' if len(required) == 1 else 'them'} as keys of {where}"
+            if required
+            else ""
+        )
+        raise ConfigError(
+            f"{where}: {cls.__name__}({params}) failed: {exc}{hint}"
+        ) from None
+
+
+def _required_parameters(cls: type) -> set[str]:
+    """The constructor parameters of ``cls`` without a default."""
+    try:
+        parameters = inspect.signature(cls).parameters.values()
+    except (TypeError, ValueError):
+        return set()
+    return {
+        p.name
+        for p in parameters
+        if p.default is inspect.Parameter.empty
+        and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+    }
 
 
 def _nested(spec: Any, where: str, resolve: Callable[[str, str], type]) -> Any:

@@ -68,14 +68,20 @@ of these is present is ``adjacency_`` used, as 0/1 scores (its ROC curve then ha
 single operating point).
 
 Matrix losses read ``covariance_`` (:func:`covariance_from_estimator`) or, for
-``precision_frobenius_loss``, ``precision_`` (:func:`precision_from_estimator`).
-Given the data the learner was fitted on (``score_learner(..., X=X)``, as the
-benchmark harness does), losses are only computed for matrices that estimate the
-covariance of those data (:func:`loss_problem`): ``covariance_ @ precision_`` must
-be the identity within :data:`DISAGREEMENT_TOL`, and the diagonal of
-``covariance_`` must match the sample variances within a factor
-:data:`SCALE_TOL`; otherwise the losses are NaN, with the check that failed and by
-how much as their note. The edge metrics of such a learner are unaffected.
+``precision_frobenius_loss``, ``precision_`` (:func:`precision_from_estimator`), on
+the scale of the data given to the estimator: when the steps of a pipeline rescaled
+the features before its learner (a ``StandardScaler``, ``RobustScaler``, ...), the
+learner's matrices are mapped back, ``Sigma_data = D Sigma D`` and ``Theta_data =
+D^-1 Theta D^-1`` with ``D`` the scale each feature was divided by
+(:func:`feature_scale`, read from the steps' fitted ``transform``). Given the data
+the learner was fitted on (``score_learner(..., X=X)``, as the benchmark harness
+does), losses are only computed for matrices that estimate the covariance of those
+data (:func:`loss_problem`): ``covariance_ @ precision_`` must be the identity
+within :data:`DISAGREEMENT_TOL`, and a ``covariance_`` with a unit diagonal (within
+:data:`UNIT_DIAGONAL_TOL`) for data whose variances are not 1 is a correlation
+matrix, not an estimate of the covariance; a pipeline step that is not a rescaling
+of each feature leaves no data-scale reading. Then the losses are NaN, with the
+reason as their note. The edge metrics of such a learner are unaffected.
 
 ``tol`` is applied to the *standardised* matrix rather than to raw entries so that
 it does not depend on the units of the variables; "non-zero" means "above numerical
@@ -110,7 +116,7 @@ from ._edges import (
 )
 from ._losses import (
     DISAGREEMENT_TOL,
-    SCALE_TOL,
+    UNIT_DIAGONAL_TOL,
     frobenius_loss,
     kl_divergence,
     loss_problem,
@@ -121,6 +127,7 @@ from ._protocol import (
     covariance_from_estimator,
     edge_scores_from_estimator,
     edges_from_estimator,
+    feature_scale,
     fitted_learner,
     precision_from_estimator,
 )
@@ -153,7 +160,7 @@ __all__ = [
     "DISAGREEMENT_TOL",
     "METRICS",
     "RELATED_METRICS",
-    "SCALE_TOL",
+    "UNIT_DIAGONAL_TOL",
     "EdgeConfusion",
     "GroundTruth",
     "LearnerScores",
@@ -170,6 +177,7 @@ __all__ = [
     "edges_from_estimator",
     "f1_score",
     "false_positive_rate",
+    "feature_scale",
     "fitted_learner",
     "frobenius_loss",
     "get_metric",

@@ -13,7 +13,7 @@ from ._validation import check_same_shape, check_symmetric_real
 
 __all__ = [
     "DISAGREEMENT_TOL",
-    "SCALE_TOL",
+    "UNIT_DIAGONAL_TOL",
     "frobenius_loss",
     "kl_divergence",
     "loss_problem",
@@ -32,14 +32,11 @@ __all__ = [
 #: too (scikit-learn's ``GraphicalLassoCV`` in 13% of those fits, skglm's
 #: ``GraphicalLasso`` in 5%), and then their two matrices do disagree.
 DISAGREEMENT_TOL = 0.02
-#: Largest root-mean-square factor between the diagonal of ``covariance_`` and the
-#: sample variances of the data the learner was given, for a diagonal that is
-#: closer to unit variances (standardised data) than to the sample variances. A
-#: correlation matrix returned for data whose variances spread over 1 to 15 is off
-#: by a factor of about 3; shrinkage towards a common variance (Ledoit-Wolf, OAS,
-#: ``ShrunkCovariance``), which can move small variances by more than 2, stays
-#: closer to the sample variances and is never flagged.
-SCALE_TOL = 2.0
+#: How close to 1 every diagonal entry of a learner's covariance must be for it to
+#: count as a correlation matrix (a unit diagonal by construction, not by chance:
+#: sample variances are never that close to 1), and how far from 1 some variance of
+#: the data it was given must be for that to be wrong.
+UNIT_DIAGONAL_TOL = 1e-8
 
 Role = Literal["covariance", "precision"]
 _ROLES = ("covariance", "precision")
@@ -261,11 +258,16 @@ def loss_problem(
     covariance: NDArray[np.float64] | None,
     precision: NDArray[np.float64] | None,
     X: ArrayLike,
+    *,
+    scale: NDArray[np.float64] | None = None,
 ) -> str | None:
     """Why a learner's matrices cannot be scored by matrix losses (None if they can).
 
     A matrix loss compares an estimate with the true matrix of the data, so it
-    is only meaningful for an estimate of *that* matrix. Two checks, in order:
+    is only meaningful for an estimate of *that* matrix. The matrices are given
+    on the data's scale; ``scale`` says how the learner itself saw the data
+    (pipeline steps that rescaled it, :func:`~skggm_bench.metrics.feature_scale`),
+    and both checks are made on the learner's own scale:
 
     1. **Agreement**: with both matrices, ``covariance @ precision`` must be the
        identity up to :data:`DISAGREEMENT_TOL` in max-norm; otherwise the losses
@@ -274,22 +276,26 @@ def loss_problem(
        inverse: then ``precision`` must be a generalised inverse, ``covariance @
        precision @ covariance = covariance`` within the same tolerance (on the
        correlation scale).
-    2. **Scale**: the diagonal of the covariance (``covariance``, or the inverse
-       of ``precision`` when that is all there is) must not be that of
-       standardised data: it fails when the diagonal is closer to unit variances
-       than to the sample variances of ``X`` (root mean square of the log ratios
-       over the variables) *and* differs from the sample variances by more than a
-       factor :data:`SCALE_TOL`. A learner that standardises the data itself (or
-       a ``Pipeline`` with a ``StandardScaler``) returns a correlation matrix,
-       whose loss against the true covariance measures the units of the data,
-       not the learner.
+    2. **Correlation for covariance**: a covariance (``covariance``, or the
+       inverse of ``precision`` when that is all there is) whose diagonal is 1
+       within :data:`UNIT_DIAGONAL_TOL`, while some variance of the data the
+       learner was given is not, is a correlation matrix: the learner
+       standardised the data itself, and the harness cannot know by how much.
+       (A ``Pipeline`` whose steps standardise is mapped back exactly instead.)
+
+    Nothing else is judged: a covariance far from the sample variances (heavy
+    shrinkage, a solver with its own scaling of the diagonal) is scored, and its
+    losses say how far it is.
 
     Parameters
     ----------
     covariance, precision : ndarray of shape (p, p) or None
-        What the learner exposes (validated symmetric matrices), or None.
+        What the learner exposes, on the data's scale (validated symmetric
+        matrices), or None.
     X : array-like of shape (n_samples, p)
-        The data the learner was fitted on.
+        The data the learner (or its pipeline) was fitted on.
+    scale : ndarray of shape (p,) or None, default=None
+        The learner saw ``scale * X + b``; None for the data itself.
 
     Returns
     -------
@@ -307,8 +313,13 @@ def loss_problem(
     'no loss: covariance_ and precision_ disagree'
     >>> d = np.sqrt(np.diag(S))
     >>> print(loss_problem(S / np.outer(d, d), None, X))  # doctest: +ELLIPSIS
-    no loss: covariance_ is not on the scale of the data (...)
+    no loss: covariance_ has a unit diagonal (a correlation matrix) ...
     """
+    if scale is not None:
+        # The learner's own scale: Sigma_z = A Sigma A, Theta_z = A^-1 Theta A^-1.
+        outer = np.outer(scale, scale)
+        covariance = None if covariance is None else covariance * outer
+        precision = None if precision is None else precision / outer
     if covariance is not None and precision is not None:
         product = covariance @ precision
         product[np.diag_indices_from(product)] -= 1.0
@@ -317,10 +328,10 @@ def loss_problem(
             # A singular covariance (the sample covariance with n <= p) has no
             # inverse; its pseudo-inverse P still satisfies C P C = C, measured
             # on the correlation scale so that it stays unit-free.
-            scale = np.sqrt(np.clip(np.diag(covariance), 1e-300, None))
+            unit = np.sqrt(np.clip(np.diag(covariance), 1e-300, None))
             generalised = covariance @ precision @ covariance - covariance
             disagreement = float(
-                np.abs(generalised / np.outer(scale, scale)).max(initial=0.0)
+                np.abs(generalised / np.outer(unit, unit)).max(initial=0.0)
             )
         if not disagreement <= DISAGREEMENT_TOL:
             return (
@@ -339,20 +350,19 @@ def loss_problem(
     else:
         return None
     data = np.asarray(X, dtype=np.float64)
-    variances = data.var(axis=0)
     if data.ndim != 2 or data.shape[1] != diagonal.shape[0] or data.shape[0] < 2:
         return None
-    with np.errstate(divide="ignore", invalid="ignore"):
-        logs = np.log(diagonal / variances)
-        unit_logs = np.log(diagonal)
-    off_data = float(np.sqrt(np.mean(logs**2)))
-    off_unit = float(np.sqrt(np.mean(unit_logs**2)))
-    factor = float(np.exp(off_data))
-    if not (factor <= SCALE_TOL or off_data <= off_unit):
+    variances = data.var(axis=0) * (1.0 if scale is None else scale**2)
+    off = np.abs(variances - 1.0)
+    if (
+        np.abs(diagonal - 1.0).max(initial=0.0) <= UNIT_DIAGONAL_TOL
+        and off.max(initial=0.0) > UNIT_DIAGONAL_TOL
+    ):
         return (
-            f"no loss: {name} is not on the scale of the data (its diagonal is "
-            "closer to unit variances than to the sample variances, and differs "
-            f"from these by a factor {factor:.3g} in root mean square, tolerance "
-            f"{SCALE_TOL:g}: does the learner standardise the data?)"
+            f"no loss: {name} has a unit diagonal (a correlation matrix) while the "
+            "variances of the data the learner was given are "
+            f"{variances.min():.3g} to {variances.max():.3g}: it standardised the "
+            "data itself, so its losses against the true matrix would measure the "
+            "units of the data, not the learner"
         )
     return None

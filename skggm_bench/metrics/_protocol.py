@@ -25,6 +25,7 @@ __all__ = [
     "covariance_from_estimator",
     "edge_scores_from_estimator",
     "edges_from_estimator",
+    "feature_scale",
     "fitted_learner",
     "precision_from_estimator",
 ]
@@ -75,6 +76,35 @@ def _exposes_protocol(estimator: Any) -> bool:
     return any(_attribute(estimator, name) is not None for name in _PROTOCOL_ATTRIBUTES)
 
 
+def _walk(estimator: Any) -> tuple[Any, str, list[tuple[str, Any]]]:
+    """The learner reached, its description, and the pipeline steps before it.
+
+    The steps are in the order they transform the data: an outer pipeline's
+    steps come before those of a pipeline that is its final step.
+    """
+    path = []
+    steps: list[tuple[str, Any]] = []
+    while not _exposes_protocol(estimator):
+        if isinstance(estimator, Pipeline):
+            name, step = estimator.steps[-1]
+            path.append(f"final step {name!r} of a Pipeline")
+            steps += [
+                (label, transform)
+                for label, transform in estimator.steps[:-1]
+                if transform is not None and not isinstance(transform, str)
+            ]
+            estimator = step
+        elif _attribute(estimator, "best_estimator_") is not None:
+            path.append(f"best_estimator_ of a {type(estimator).__name__}")
+            estimator = estimator.best_estimator_
+        else:
+            break
+    where = type(estimator).__name__
+    if path:
+        where += f" ({', '.join(reversed(path))})"
+    return estimator, where, steps
+
+
 def fitted_learner(estimator: Any) -> tuple[Any, str]:
     """The object whose attributes the protocol reads, and how it was reached.
 
@@ -109,21 +139,147 @@ def fitted_learner(estimator: Any) -> tuple[Any, str]:
     >>> where
     "GraphicalLasso (final step 'graphicallasso' of a Pipeline)"
     """
-    path = []
-    while not _exposes_protocol(estimator):
-        if isinstance(estimator, Pipeline):
-            name, step = estimator.steps[-1]
-            path.append(f"final step {name!r} of a Pipeline")
-            estimator = step
-        elif _attribute(estimator, "best_estimator_") is not None:
-            path.append(f"best_estimator_ of a {type(estimator).__name__}")
-            estimator = estimator.best_estimator_
-        else:
-            break
-    where = type(estimator).__name__
-    if path:
-        where += f" ({', '.join(reversed(path))})"
-    return estimator, where
+    learner, where, _ = _walk(estimator)
+    return learner, where
+
+
+# A step's map is confirmed affine per feature on this many rows besides the two
+# that define it; and up to this relative round-off (far above that of a
+# subtraction and a division, far below any nonlinearity a transformer has).
+_CHECK_ROWS = 8
+_AFFINE_RTOL = 1e-8
+
+
+def _probe_rows(p: int, X: Any) -> NDArray[np.float64]:
+    """A centre, the centre plus one spread per feature, then rows to check on."""
+    if X is None:
+        centre, spread = np.zeros(p), np.ones(p)
+        rows = np.random.default_rng(0).standard_normal((_CHECK_ROWS, p))
+    else:
+        data = np.asarray(X, dtype=np.float64)
+        if data.ndim != 2 or data.shape[1] != p or data.shape[0] < 1:
+            raise ValueError(
+                f"X must have shape (n_samples, {p}) to map the learner's matrices "
+                f"back to the data's scale, got {data.shape}"
+            )
+        centre = data.mean(axis=0)
+        spread = data.std(axis=0)
+        spread[~(spread > 0)] = 1.0
+        rows = data[:_CHECK_ROWS]
+    return np.vstack([centre, centre + spread, rows])
+
+
+def _step_multipliers(
+    name: str, step: Any, probe: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """``a`` with ``step.transform(x) = a * x + b`` for every x, and the image."""
+    label = f"the Pipeline step {name!r} ({type(step).__name__})"
+    try:
+        # A copy: a step fitted with copy=False transforms its input in place.
+        image = np.asarray(step.transform(probe.copy()), dtype=np.float64)
+    except Exception as exc:
+        raise ValueError(
+            f"{label} cannot be applied to probe rows to learn its scale "
+            f"({type(exc).__name__}: {exc})"
+        ) from None
+    if image.shape != probe.shape:
+        raise ValueError(
+            f"{label} turns {probe.shape[1]} features into "
+            f"{image.shape[1] if image.ndim == 2 else image.shape}, so the "
+            "learner's matrices are not of the data's variables"
+        )
+    with np.errstate(divide="ignore", invalid="ignore"):
+        multipliers = (image[1] - image[0]) / (probe[1] - probe[0])
+    predicted = image[0] + (probe[2:] - probe[0]) * multipliers
+    size = np.maximum(np.abs(image).max(axis=0), np.abs(predicted).max(axis=0))
+    if not (
+        np.all(np.isfinite(multipliers))
+        and np.all(np.abs(image[2:] - predicted) <= _AFFINE_RTOL * size)
+    ):
+        raise ValueError(
+            f"{label} is not a rescaling of each feature (x -> a x + b), so the "
+            "learner's matrices cannot be mapped back to the data's scale"
+        )
+    if np.any(multipliers == 0):
+        raise ValueError(
+            f"{label} maps feature {int(np.flatnonzero(multipliers == 0)[0])} to a "
+            "constant, so the learner's matrices cannot be mapped back to the "
+            "data's scale"
+        )
+    return multipliers, image
+
+
+def feature_scale(estimator: Any, X: Any = None) -> NDArray[np.float64] | None:
+    """How the steps of a pipeline rescaled each feature before its learner saw it.
+
+    The learner at the end of a :class:`~sklearn.pipeline.Pipeline` (nested to any
+    depth, also inside a fitted search) was fitted on ``z = a * x + b``: each
+    step that rescales features (``StandardScaler``, ``RobustScaler``,
+    ``MaxAbsScaler``, ``MinMaxScaler``, or any transformer of that form) is an
+    affine map per feature. Its ``a`` is read from the step's fitted ``transform``
+    applied to two probe rows (the centre of ``X`` and the centre plus one
+    standard deviation per feature), and confirmed, to round-off, on eight more
+    rows; the centring ``b`` does not change a covariance. The learner's matrices
+    then map back to the data's scale: with ``D = diag(1 / a)``,
+    ``Sigma_data = D Sigma D`` and ``Theta_data = D^-1 Theta D^-1``.
+
+    Parameters
+    ----------
+    estimator : object
+        A fitted estimator, pipeline or search.
+    X : array-like of shape (n_samples, p) or None, default=None
+        The data it was fitted on, where the probe rows are taken from; without
+        it, standard normal rows are used.
+
+    Returns
+    -------
+    ndarray of shape (p,) or None
+        The multipliers ``a`` (the product over the steps), or None when no step
+        comes before the learner.
+
+    Raises
+    ------
+    ValueError
+        If a step is not a rescaling of each feature (it mixes, drops or bends
+        them, e.g. a PCA or a quantile transform), or maps a feature to a
+        constant: then there is no data-scale reading of the learner's matrices.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.covariance import EmpiricalCovariance
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> X = np.random.default_rng(0).standard_normal((500, 2)) * [1.0, 10.0]
+    >>> pipe = make_pipeline(StandardScaler(), EmpiricalCovariance()).fit(X)
+    >>> np.allclose(feature_scale(pipe, X), 1 / X.std(axis=0))
+    True
+    """
+    learner, _, steps = _walk(estimator)
+    if not steps:
+        return None
+    p = _n_features(learner, steps, X)
+    probe = _probe_rows(p, X)
+    total = np.ones(p)
+    for name, step in steps:
+        multipliers, probe = _step_multipliers(name, step, probe)
+        total *= multipliers
+    return total
+
+
+def _n_features(learner: Any, steps: list[tuple[str, Any]], X: Any) -> int:
+    if X is not None:
+        return int(np.shape(X)[1])
+    n = _attribute(steps[0][1], "n_features_in_")
+    if n is None:
+        for name in ("covariance_", "precision_"):
+            matrix = _attribute(learner, name)
+            if matrix is not None:
+                return int(np.shape(matrix)[0])
+        raise ValueError(
+            "cannot tell how many features the pipeline was fitted on; pass X"
+        )
+    return int(n)
 
 
 def _matrix_attribute(model: str) -> str:
@@ -306,24 +462,39 @@ def edge_scores_from_estimator(
     raise _missing_attributes_error(learner, where, model)
 
 
-def _matrix_from_estimator(estimator: Any, attribute: str) -> NDArray[np.float64]:
-    learner, where = fitted_learner(estimator)
+def _matrix_from_estimator(
+    estimator: Any, attribute: str, X: Any
+) -> NDArray[np.float64]:
+    learner, where, _ = _walk(estimator)
     matrix = _attribute(learner, attribute)
     if matrix is None:
         raise AttributeError(
             f"{where} exposes no {attribute}, so losses of the "
             f"{attribute.rstrip('_')} cannot be computed for it"
         )
-    return check_symmetric_real(matrix, f"{where}.{attribute}")
+    matrix = check_symmetric_real(matrix, f"{where}.{attribute}")
+    scale = feature_scale(estimator, X)
+    if scale is None:
+        return matrix
+    # The learner saw z = a x + b: Sigma_z = A Sigma_x A with A = diag(a).
+    outer = np.outer(scale, scale)
+    return matrix / outer if attribute == "covariance_" else matrix * outer
 
 
-def covariance_from_estimator(estimator: Any) -> NDArray[np.float64]:
-    """The ``covariance_`` of a fitted estimator (through pipelines and searches).
+def covariance_from_estimator(estimator: Any, *, X: Any = None) -> NDArray[np.float64]:
+    """The ``covariance_`` of a fitted estimator, on the scale of its data.
+
+    Read through pipelines and searches. When pipeline steps rescaled the
+    features before the learner (a ``StandardScaler``, ...), the learner's
+    matrix is mapped back to the scale of the data given to the pipeline,
+    ``Sigma_data = D Sigma D`` (:func:`feature_scale`).
 
     Parameters
     ----------
     estimator : object
         A fitted estimator, pipeline or search.
+    X : array-like of shape (n_samples, p) or None, default=None
+        The data it was fitted on (where :func:`feature_scale` probes the steps).
 
     Returns
     -------
@@ -336,6 +507,8 @@ def covariance_from_estimator(estimator: Any) -> NDArray[np.float64]:
     AttributeError
         If the estimator has no ``covariance_`` (e.g. a learner that only decides
         edges); the message names the estimator reached.
+    ValueError
+        If a pipeline step is not a rescaling of each feature.
 
     Examples
     --------
@@ -345,16 +518,21 @@ def covariance_from_estimator(estimator: Any) -> NDArray[np.float64]:
     >>> covariance_from_estimator(LedoitWolf().fit(X)).shape
     (3, 3)
     """
-    return _matrix_from_estimator(estimator, "covariance_")
+    return _matrix_from_estimator(estimator, "covariance_", X)
 
 
-def precision_from_estimator(estimator: Any) -> NDArray[np.float64]:
-    """The ``precision_`` of a fitted estimator (through pipelines and searches).
+def precision_from_estimator(estimator: Any, *, X: Any = None) -> NDArray[np.float64]:
+    """The ``precision_`` of a fitted estimator, on the scale of its data.
+
+    Read through pipelines and searches, and mapped back through rescaling steps
+    as in :func:`covariance_from_estimator`: ``Theta_data = D^-1 Theta D^-1``.
 
     Parameters
     ----------
     estimator : object
         A fitted estimator, pipeline or search.
+    X : array-like of shape (n_samples, p) or None, default=None
+        The data it was fitted on.
 
     Returns
     -------
@@ -365,6 +543,8 @@ def precision_from_estimator(estimator: Any) -> NDArray[np.float64]:
     ------
     AttributeError
         If the estimator has no ``precision_``.
+    ValueError
+        If a pipeline step is not a rescaling of each feature.
 
     Examples
     --------
@@ -374,4 +554,4 @@ def precision_from_estimator(estimator: Any) -> NDArray[np.float64]:
     >>> precision_from_estimator(LedoitWolf().fit(X)).shape
     (3, 3)
     """
-    return _matrix_from_estimator(estimator, "precision_")
+    return _matrix_from_estimator(estimator, "precision_", X)

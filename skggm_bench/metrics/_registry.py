@@ -40,6 +40,7 @@ from ._protocol import (
     covariance_from_estimator,
     edge_scores_from_estimator,
     edges_from_estimator,
+    feature_scale,
     precision_from_estimator,
 )
 from ._scores import edge_average_precision, edge_roc_auc
@@ -409,8 +410,11 @@ def score_learner(
         The data the learner was fitted on. With it, the matrix losses are only
         computed for matrices that estimate the covariance of these data
         (:func:`~skggm_bench.metrics.loss_problem`: ``covariance_`` and
-        ``precision_`` agree, ``covariance_`` is on the data's scale); otherwise
-        they are NaN with the reason as their note.
+        ``precision_`` agree, ``covariance_`` is not a correlation matrix);
+        otherwise they are NaN with the reason as their note. With or without
+        it, the matrices of a pipeline's learner are mapped back through the
+        steps that rescaled the features (:func:`~skggm_bench.metrics.feature_scale`);
+        a step that is not such a rescaling makes the losses NaN, with why.
 
     Returns
     -------
@@ -444,19 +448,27 @@ def score_learner(
     readers: dict[str, Callable[[], Any]] = {
         "edges": lambda: edges_from_estimator(estimator, model=truth.model, tol=tol),
         "scores": lambda: edge_scores_from_estimator(estimator, model=truth.model),
-        "covariance": lambda: covariance_from_estimator(estimator),
-        "precision": lambda: precision_from_estimator(estimator),
+        "covariance": lambda: covariance_from_estimator(estimator, X=X),
+        "precision": lambda: precision_from_estimator(estimator, X=X),
     }
     estimates: dict[str, Any] = {}
     values: dict[str, float] = {}
     notes: dict[str, str] = {}
-    problem = None
-    if X is not None and any(metric.is_loss for metric in entries):
-        problem = _loss_problem(readers, estimates, X)
+    problem = unscaled = None
+    if any(metric.is_loss for metric in entries):
+        try:
+            scale = feature_scale(estimator, X)
+        except ValueError as exc:  # a step that is not a rescaling: no data scale
+            unscaled = f"no loss: {exc}"
+        else:
+            if X is not None:
+                problem = _loss_problem(readers, estimates, X, scale)
     for metric in entries:
         if metric.needs == "fit":
             raise ValueError(f"{metric.name} is measured by the harness, not scored")
         reason = metric.undefined_for(truth)
+        if reason is None and metric.is_loss and unscaled is not None:
+            reason = unscaled
         if reason is None and metric.needs not in estimates:
             try:
                 estimates[metric.needs] = readers[metric.needs]()
@@ -492,7 +504,10 @@ def score_learner(
 
 
 def _loss_problem(
-    readers: Mapping[str, Callable[[], Any]], estimates: dict[str, Any], X: Any
+    readers: Mapping[str, Callable[[], Any]],
+    estimates: dict[str, Any],
+    X: Any,
+    scale: Any,
 ) -> str | None:
     """:func:`loss_problem` of the learner's matrices, read once into ``estimates``."""
     matrices = []
@@ -504,4 +519,4 @@ def _loss_problem(
                 estimates[needs] = exc
         matrix = estimates[needs]
         matrices.append(None if isinstance(matrix, AttributeError) else matrix)
-    return loss_problem(*matrices, X)
+    return loss_problem(*matrices, X, scale=scale)

@@ -675,7 +675,6 @@ class NotAnEstimator:
         ({"generators": {}}, ValueError, "generators is empty"),
         ({"learners": [LedoitWolf()]}, TypeError, "learners must be a dict"),
         ({"learners": {"x": 3}}, TypeError, r"learners\['x'\] = 3 has no fit"),
-        ({"learners": {"x": LedoitWolf}}, TypeError, "pass an instance"),
         ({"learners": {"x": NotAnEstimator()}}, TypeError, "no get_params"),
         ({"generators": {"g": LedoitWolf()}}, TypeError, "no sample method"),
         ({"graph": "erdos"}, ValueError, "graph='erdos' is not a graph family"),

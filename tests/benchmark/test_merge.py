@@ -184,3 +184,27 @@ def test_data_hash_is_deterministic_and_sensitive():
     changed[0, 0] = np.nextafter(0.0, 1.0)
     assert data_hash(changed, truth) != data_hash(X, truth)
     assert data_hash(X.reshape(3, 4), truth) != data_hash(X, truth)
+
+
+def test_a_version_3_store_merges_with_a_version_4_one(single, tmp_path):
+    """Rows of a store written before n_warnings existed (NULL there) merge with
+    the same rows counted; a count that differs is a conflict."""
+    import shutil
+
+    full, _ = single
+    old, new = tmp_path / "old.sqlite", tmp_path / "new.sqlite"
+    shutil.copy(full, old)
+    shutil.copy(full, new)
+    with sqlite3.connect(old) as conn:
+        conn.execute("ALTER TABLE results DROP COLUMN n_warnings")
+        conn.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
+    conn.close()
+    n_rows = len(ResultStore(full, read_only=True).frame())
+    assert merge_stores([old, new], tmp_path / "merged.sqlite") == n_rows
+    with sqlite3.connect(new) as conn:
+        conn.execute("UPDATE results SET n_warnings = 7 WHERE rowid = 1")
+    conn.close()
+    other = tmp_path / "other.sqlite"
+    shutil.copy(full, other)
+    with pytest.raises(MergeError, match="n_warnings is 7 against 0"):
+        merge_stores([new, other], tmp_path / "bad.sqlite")

@@ -363,3 +363,28 @@ def test_old_schema_versions_are_refused_with_advice(path):
         conn.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
     with pytest.raises(StoreError, match=r"another skggm-bench version.*new store"):
         ResultStore(path, read_only=True)
+
+
+def _as_version_3(path):
+    """The store as version 3 wrote it: no n_warnings column."""
+    with sqlite3.connect(path) as conn:
+        conn.execute("ALTER TABLE results DROP COLUMN n_warnings")
+        conn.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
+    conn.close()
+
+
+def test_a_version_3_store_reads_with_unknown_warnings_and_upgrades_on_write(path):
+    with contextlib.closing(ResultStore(path)) as store:
+        store.append([make_row(), make_row(repeat=1)])
+    _as_version_3(path)
+    with contextlib.closing(ResultStore(path, read_only=True)) as store:
+        frame = store.frame()
+        assert store.metadata()["schema_version"] == "3"  # reading changes nothing
+    assert frame.n_warnings.dtype == "Int64" and frame.n_warnings.isna().all()
+    with contextlib.closing(ResultStore(path)) as store:  # resumed: upgraded
+        store.append([make_row(repeat=2, n_warnings=3)])
+        assert store.metadata()["schema_version"] == "4"
+        frame = store.frame()
+    assert frame.n_warnings.isna().sum() == 2
+    assert frame.set_index("repeat").n_warnings[2] == 3
+

@@ -22,7 +22,9 @@ import importlib
 import json
 import math
 import pickle
+import sys
 import time
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,22 +32,22 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, clone
 
-from ...metrics import GroundTruth, score_learner
 from ...datasets._pipeline import (
     draw_graph,
     draw_latent,
     draw_model,
     observe,
 )
-from ..results._messages import ok_message
+from ...metrics import GroundTruth, score_learner
+from ...utils._validation import constant_columns, constant_columns_message
+from ..results._messages import normalise_message, ok_message
 from ..results._provenance import package_versions
 from ..results._schema import CELL_COLUMNS, DATA_HASH, KEY_COLUMNS, Status
 from ..run._isolation import MISSING, Server, error_message, truncate, worker_for
-from ...utils._validation import constant_columns, constant_columns_message
 from ._graphs import GraphEntry
 from ._seeding import cell_seed, learner_seed
 
-__all__ = ["Cell", "Fit", "Spec", "data_hash", "run_fit"]
+__all__ = ["WARNING_COUNTS", "Cell", "Fit", "Spec", "data_hash", "run_fit"]
 
 # Cells a worker keeps drawn: at least the last 4 (one cell of p = 1000 variables
 # is tens of MB), more while they take at most 64 MB (thousands of small cells: the
@@ -222,6 +224,11 @@ class _Server(Server):
     def __init__(self, spec: Spec) -> None:
         super().__init__()
         self.spec = spec
+        # Per learner: the top-level packages its fits imported. In a fit's own
+        # child this starts empty each time (the child sees the template's
+        # modules); served in-process, a package imported by an earlier fit of
+        # the learner is not new to a later one, so it is remembered here.
+        self.imported: dict[str, set[str]] = {}
 
     def cached(self, name: str, args: tuple) -> Any:
         if name == "prepare":
@@ -316,31 +323,25 @@ class _Server(Server):
         """Fit the learner on its own copy of the data set; score it."""
         spec = self.spec
         data = self._cell(fit.cell)
+        modules = set(sys.modules)
         # Each fit gets its own copy: a learner that writes into X cannot change
         # the data of the next one.
         observed = data.observed[fit.data_model][: fit.n_samples]
         X = np.array(observed)
-        # Loaded here, in the fit's own child: a learner the worker cannot load
-        # fails its own fits, never the run (nor the template).
-        estimator = clone(load_learner(spec.learners[fit.learner]))
-        seed_estimator(
-            estimator,
-            learner_seed(
-                data.seed,
-                fit.cell.generator,
-                fit.data_model,
-                fit.n_samples,
-                fit.learner,
-            ),
-        )
-        # Named in the row's message (before the learner may write into X): a
-        # constant variable carries nothing to learn a graph from.
-        constant = constant_columns(X)
-        start = time.perf_counter()
-        estimator.fit(X)
-        fit_time = time.perf_counter() - start
+        # Every warning of loading and fitting the learner is counted for its row,
+        # not printed: "always", so that a repeated warning counts every time.
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            estimator, fit_time, constant = self._fit_learner(fit, X, data.seed)
+        # The packages whose modules loading and fitting the learner imported
+        # (a wrapper that imports its solver inside fit), as plain strings.
+        imported = self.imported.setdefault(fit.learner, set())
+        imported |= {name.partition(".")[0] for name in set(sys.modules) - modules}
         truth = GroundTruth(data.adjacency, spec.model, data.covariance, data.precision)
-        result: dict[str, Any] = {"fit_time": fit_time}
+        result: dict[str, Any] = {
+            "fit_time": fit_time,
+            "imported": sorted(imported),
+        } | _warning_summary(caught)
         data_notes = [constant_columns_message(constant)] if constant.size else []
         try:
             # The losses are judged against the data as drawn (``observed``), which
@@ -357,6 +358,55 @@ class _Server(Server):
             "notes": scores.notes,
             "remarks": [*data_notes, *scores.remarks],
         }
+
+    def _fit_learner(
+        self, fit: Fit, X: np.ndarray, seed: int
+    ) -> tuple[Any, float, np.ndarray]:
+        """The learner loaded, seeded and fitted on ``X``; its fit time; and the
+        constant columns of ``X`` (before the learner may write into it)."""
+        spec = self.spec
+        # Loaded here, in the fit's own child: a learner the worker cannot load
+        # fails its own fits, never the run (nor the template).
+        estimator = clone(load_learner(spec.learners[fit.learner]))
+        seed_estimator(
+            estimator,
+            learner_seed(
+                seed,
+                fit.cell.generator,
+                fit.data_model,
+                fit.n_samples,
+                fit.learner,
+            ),
+        )
+        # Named in the row's message (before the learner may write into X): a
+        # constant variable carries nothing to learn a graph from.
+        constant = constant_columns(X)
+        start = time.perf_counter()
+        estimator.fit(X)
+        return estimator, time.perf_counter() - start, constant
+
+
+#: The key of a row (as :func:`run_fit` returns it, before it is stored) that holds
+#: ``{warning class: count}`` of its fit, for the run's summary.
+WARNING_COUNTS = "warning_counts"
+# A first warning longer than this is cut in the row's message.
+_WARNING_CHARS = 200
+
+
+def _warning_summary(caught: list[warnings.WarningMessage]) -> dict[str, Any]:
+    """The count, the first message and the count per class of ``caught``."""
+    counts: dict[str, int] = {}
+    for record in caught:
+        name = record.category.__name__
+        counts[name] = counts.get(name, 0) + 1
+    first = ""
+    if caught:
+        text = f"{caught[0].category.__name__}: {caught[0].message}"
+        text = " ".join(text.split())  # one line
+        if len(text) > _WARNING_CHARS:
+            text = text[: _WARNING_CHARS - 3] + "..."
+        first = text
+    return {"n_warnings": len(caught), "first_warning": first, "counts": counts}
 
 
 def data_hash(X: np.ndarray, matrix: np.ndarray) -> str:
@@ -385,10 +435,18 @@ def _seed(spec: Spec, cell: Cell) -> int:
     return cell_seed(spec.entropy, cell.graph, cell.n_features, density, cell.repeat)
 
 
-def _row(spec: Spec, fit: Fit, seed: int, signal: Mapping[str, Any]) -> dict:
+def _row(
+    spec: Spec,
+    fit: Fit,
+    seed: int,
+    signal: Mapping[str, Any],
+    imported: tuple[str, ...] = (),
+) -> dict:
     generator = type(spec.generators[fit.cell.generator]).__module__
-    versions = json.loads(package_versions(generator)) | json.loads(
-        spec.versions[fit.learner]
+    versions = (
+        json.loads(package_versions(generator))
+        | json.loads(spec.versions[fit.learner])
+        | json.loads(package_versions(*imported))
     )
     key = dict(zip(KEY_COLUMNS, fit.key, strict=True))
     cell = {"seed": seed, DATA_HASH: signal.get(DATA_HASH, "")} | {
@@ -401,7 +459,8 @@ def _failure(status: Status, message: str, elapsed: float, metrics: tuple) -> di
     return {name: math.nan for name in metrics} | {
         "fit_time": elapsed,
         "status": status.value,
-        "message": truncate(message),
+        "message": truncate(normalise_message(message)),
+        "n_warnings": math.nan,  # the fit did not finish: its warnings are unknown
     }
 
 
@@ -440,26 +499,34 @@ def run_fit(spec: Spec, fit: Fit) -> dict:
         return row | _failure(
             Status.FAILED, f"data generation failed: {reason}", math.nan, spec.metrics
         )
-    row = _row(spec, fit, seed, prepared.value)
     outcome = outcomes[1]
     if outcome.status is not Status.OK:
-        return row | _failure(
+        return _row(spec, fit, seed, prepared.value) | _failure(
             outcome.status, outcome.message, outcome.elapsed, spec.metrics
         )
     result = outcome.value
+    row = _row(spec, fit, seed, prepared.value, tuple(result["imported"]))
     if "unusable" in result:
         return row | _failure(
             Status.FAILED,
             f"unusable fitted learner: {result['unusable']}",
             result["fit_time"],
             spec.metrics,
-        )
+        ) | {"n_warnings": result["n_warnings"], WARNING_COUNTS: result["counts"]}
     return (
         row
         | result["values"]
         | {
             "fit_time": result["fit_time"],
             "status": Status.OK.value,
-            "message": truncate(ok_message(result["notes"], result["remarks"])),
+            "message": truncate(
+                normalise_message(
+                    ok_message(
+                        result["notes"], result["remarks"], result["first_warning"]
+                    )
+                )
+            ),
+            "n_warnings": result["n_warnings"],
+            WARNING_COUNTS: result["counts"],
         }
     )

@@ -1,21 +1,30 @@
-"""The ``message`` of an ``ok`` row: written by the workers, read by the leaderboard.
+"""The ``message`` of a row: written by the workers, read by the leaderboard.
+
+Every message is normalised (:func:`normalise_message`) before it enters a row, so
+that a study's rows are the same whatever process computed them.
 
 An ``ok`` row's message says what a reader of its values must know, in parts
 separated by ``"; "``: first the remarks on the learner's selection
 (``"selected every pair"``, ``"selected no pair"``), then, per reason, the metrics
 that are undefined for it: ``"kl_divergence, stein_loss undefined: no loss:
 covariance_ and precision_ disagree (max |covariance_ @ precision_ - I| = 0.07,
-tolerance 0.01)"``. Writing and reading live together here so that they cannot
-drift apart.
+tolerance 0.01)"``, and last the first warning of the fit (``"first warning:
+ConvergenceWarning: ..."``). Writing and reading live together here so that they
+cannot drift apart; so does the run's summary of the fits' warnings
+(:class:`WarningTally`).
 """
 
 from __future__ import annotations
 
+import os
 import re
+import tempfile
 from collections.abc import Mapping, Sequence
 
 __all__ = [
     "SELECTION_REMARKS",
+    "WarningTally",
+    "normalise_message",
     "ok_message",
     "selection_remark",
     "short_reason",
@@ -26,17 +35,83 @@ __all__ = [
 #: words them.
 SELECTION_REMARKS = ("selected every pair", "selected no pair")
 _SEPARATOR = "; "
+_FIRST_WARNING = "first warning: "
 _UNDEFINED = re.compile(r"^(?P<names>[a-z0-9_, ]+) undefined: (?P<why>.*)$", re.S)
 
 
-def ok_message(notes: Mapping[str, str], remarks: Sequence[str]) -> str:
-    """The message of an ``ok`` row from its metrics' notes and its remarks.
+# What differs between two runs of one fit, and the placeholder it becomes:
+# memory addresses (``<... object at 0x7f59...>``), the folders of temporary files
+# (``/tmp/tmpk3j_x9/...``, joblib's ``/dev/shm/joblib_memmapping_folder_...``),
+# process ids and the numbered names of worker processes and threads.
+_TEMPORARY_ROOTS = sorted(
+    {
+        os.path.realpath(tempfile.gettempdir()),
+        tempfile.gettempdir(),
+        "/tmp",
+        "/var/tmp",
+        "/dev/shm",
+        "/private/var/folders",
+        "/var/folders",
+    },
+    key=len,
+    reverse=True,
+)
+_VOLATILE = (
+    (re.compile(r"\b0x[0-9a-fA-F]{4,}\b"), "0x..."),
+    (
+        re.compile(
+            r"(?<![\w/.~-])(?:"
+            + "|".join(re.escape(root.rstrip("/")) for root in _TEMPORARY_ROOTS)
+            + r")(?:/[^\s'\"():,;]*|(?![\w.-]))"
+        ),
+        "<tmp>",
+    ),
+    (re.compile(r"\b(pid|PID|Pid|process id|process)([ =:#]*)\d+\b"), r"\1\2<pid>"),
+    (
+        re.compile(
+            r"\b((?:Loky|ForkPool|SpawnPool|Pool|Dask)?(?:Process|Worker|Thread)"
+            r"(?:PoolExecutor)?)-\d+(?:_\d+)?\b"
+        ),
+        r"\1-<n>",
+    ),
+)
+
+
+def normalise_message(text: str) -> str:
+    """``text`` with what differs between two runs of a fit replaced by placeholders.
+
+    Memory addresses become ``0x...``, paths under the temporary folders
+    ``<tmp>``, process ids ``<pid>`` and numbered process or thread names
+    ``Process-<n>``: a message then depends on the fit alone, not on the process
+    that ran it, so a study's rows are identical for any ``n_jobs`` and backend and
+    two runs of one study merge.
+
+    Examples
+    --------
+    >>> normalise_message("<mylib.Model object at 0x7f59a1b2c3d0> failed")
+    '<mylib.Model object at 0x...> failed'
+    >>> normalise_message("cannot open /tmp/tmpk3j_x9/cache.npy (pid 4242)")
+    'cannot open <tmp> (pid <pid>)'
+    >>> normalise_message("LokyProcess-3 died; Thread-12 stopped")
+    'LokyProcess-<n> died; Thread-<n> stopped'
+    """
+    for pattern, placeholder in _VOLATILE:
+        text = pattern.sub(placeholder, text)
+    return text
+
+
+def ok_message(
+    notes: Mapping[str, str], remarks: Sequence[str], warning: str = ""
+) -> str:
+    """The message of an ``ok`` row from its metrics' notes, its remarks and the
+    first warning its fit raised (last: a long message is cut at its end).
 
     Examples
     --------
     >>> ok_message({"kl_divergence": "no loss: x", "stein_loss": "no loss: x"},
-    ...            ["selected every pair"])
-    'selected every pair; kl_divergence, stein_loss undefined: no loss: x'
+    ...            ["selected every pair"], "ConvergenceWarning: no convergence")
+    'selected every pair; kl_divergence, stein_loss undefined: no loss: x; \
+first warning: ConvergenceWarning: no convergence'
     """
     by_reason: dict[str, list[str]] = {}
     for name, why in notes.items():
@@ -45,7 +120,10 @@ def ok_message(notes: Mapping[str, str], remarks: Sequence[str]) -> str:
     parts = [*remarks] + [
         f"{', '.join(names)} undefined: {why}" for why, names in by_reason.items()
     ]
+    if warning:
+        parts.append(f"{_FIRST_WARNING}{warning.replace(_SEPARATOR, ', ')}")
     return _SEPARATOR.join(parts)
+
 
 
 def _parts(message: object) -> list[str]:
@@ -91,3 +169,42 @@ def short_reason(reason: str) -> str:
     'no loss: covariance_ and precision_ disagree'
     """
     return reason.split(" (", 1)[0].strip()
+
+
+class WarningTally:
+    """The warnings of a run's fits, per learner and warning class, for its summary.
+
+    The fits' warnings are counted in their rows (``n_warnings``, and the first in
+    ``message``), never printed; the run prints these lines at its end.
+
+    Examples
+    --------
+    >>> tally = WarningTally()
+    >>> tally.add({"ConvergenceWarning": 3}, "glasso")
+    >>> tally.add({}, "glasso")
+    >>> tally.lines()
+    ["warnings: learner 'glasso' raised ConvergenceWarning 3 times in 1 of 2 fits \
+(counted in the n_warnings column; each row's message gives its first)"]
+    """
+
+    def __init__(self) -> None:
+        self._fits: dict[str, int] = {}
+        self._counts: dict[tuple[str, str], list[int]] = {}
+
+    def add(self, counts: Mapping[str, int], learner: str) -> None:
+        """Count one fit of ``learner`` with ``{warning class: count}``."""
+        self._fits[learner] = self._fits.get(learner, 0) + 1
+        for name, count in counts.items():
+            total = self._counts.setdefault((learner, name), [0, 0])
+            total[0] += int(count)
+            total[1] += 1
+
+    def lines(self) -> list[str]:
+        """One line per learner and warning class, sorted."""
+        return [
+            f"warnings: learner {learner!r} raised {name} {count} "
+            f"time{'s' if count != 1 else ''} in {n_fits} of {self._fits[learner]} "
+            "fits (counted in the n_warnings column; each row's message gives its "
+            "first)"
+            for (learner, name), (count, n_fits) in sorted(self._counts.items())
+        ]

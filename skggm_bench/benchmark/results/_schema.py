@@ -11,8 +11,8 @@ A result row describes one fit:
 * the **cell** it was drawn in, :data:`CELL_COLUMNS`: the seed that reproduces its
   data set and numbers that say how hard the true graph is to recover;
 * one column per requested **metric** (NaN unless ``status == "ok"``);
-* the **outcome**, :data:`OUTCOME_COLUMNS`: fit time, status, message and the
-  package versions of the process that ran it.
+* the **outcome**, :data:`OUTCOME_COLUMNS`: fit time, status, message, the number
+  of warnings the fit raised and the package versions of the process that ran it.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ __all__ = [
     "DATA_HASH",
     "GRID_COLUMNS",
     "KEY_COLUMNS",
+    "LATER_COLUMNS",
     "OUTCOME_COLUMNS",
     "STATUSES",
     "UNKNOWN_GRAPH",
@@ -101,8 +102,18 @@ CELL_COLUMNS: tuple[str, ...] = (
 #: rows from different stores (shards, other groups) can prove they were computed on
 #: the same data (``""`` where the data set could not be drawn).
 DATA_HASH = "data_hash"
-#: How the fit went.
-OUTCOME_COLUMNS: tuple[str, ...] = ("fit_time", "status", "message", "versions")
+#: How the fit went. ``n_warnings`` counts the warnings raised while the learner
+#: was loaded and fitted (NaN where the fit did not finish, and in rows of stores
+#: written before the column existed).
+OUTCOME_COLUMNS: tuple[str, ...] = (
+    "fit_time",
+    "status",
+    "message",
+    "n_warnings",
+    "versions",
+)
+#: The outcome columns that rows written before them lack (read as NaN).
+LATER_COLUMNS: tuple[str, ...] = ("n_warnings",)
 
 #: Storage type of every fixed column (metrics are all ``"real"``).
 COLUMN_TYPES: dict[str, str] = {
@@ -125,6 +136,7 @@ COLUMN_TYPES: dict[str, str] = {
     "fit_time": "real",
     "status": "text",
     "message": "text",
+    "n_warnings": "integer",
     "versions": "text",
 }
 
@@ -143,8 +155,8 @@ def result_columns(metrics: Iterable[str]) -> list[str]:
 
     Examples
     --------
-    >>> result_columns(["f1"])[-5:]
-    ['f1', 'fit_time', 'status', 'message', 'versions']
+    >>> result_columns(["f1"])[-6:]
+    ['f1', 'fit_time', 'status', 'message', 'n_warnings', 'versions']
     """
     return [*KEY_COLUMNS, *CELL_COLUMNS, *metrics, *OUTCOME_COLUMNS]
 

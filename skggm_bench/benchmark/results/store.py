@@ -54,6 +54,7 @@ from ._schema import (
     CELL_COLUMNS,
     COLUMN_TYPES,
     KEY_COLUMNS,
+    LATER_COLUMNS,
     OUTCOME_COLUMNS,
     STATUSES,
     result_columns,
@@ -70,7 +71,10 @@ __all__ = [
     "read_export",
 ]
 
-_SCHEMA_VERSION = "3"
+_SCHEMA_VERSION = "4"
+# Version 3 lacks the columns of LATER_COLUMNS (n_warnings): read, its rows have
+# them as NULL (unknown); opened for writing, the store is upgraded in place.
+_UPGRADABLE_VERSIONS = ("3",)
 _FIXED_COLUMNS = (*KEY_COLUMNS, *CELL_COLUMNS, *OUTCOME_COLUMNS)
 # Metric columns are created from row keys; only plain identifiers are accepted so
 # a column name can never inject SQL (it is also double-quoted).
@@ -304,6 +308,8 @@ class ResultStore:
                     "INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)",
                     (_SCHEMA_VERSION,),
                 )
+        else:
+            _upgrade(conn)
         return conn
 
     def _connection(self) -> sqlite3.Connection:
@@ -510,7 +516,7 @@ class ResultStore:
         Examples
         --------
         >>> ResultStore(":memory:").frame().shape
-        (0, 20)
+        (0, 21)
         """
         import pandas as pd  # optional dependency, needed only for frames
 
@@ -558,7 +564,7 @@ class ResultStore:
         Examples
         --------
         >>> ResultStore(":memory:").metadata()
-        {'schema_version': '3'}
+        {'schema_version': '4'}
         """
         meta = dict(self._connection().execute("SELECT key, value FROM meta"))
         if "study" in meta:
@@ -625,6 +631,27 @@ study, or re-run with the stored configuration to resume it.
         return stored
 
 
+def _upgrade(conn: sqlite3.Connection) -> None:
+    """A store of an upgradable version gets the later columns, as NULL."""
+    version = conn.execute(
+        "SELECT value FROM meta WHERE key = 'schema_version'"
+    ).fetchone()
+    if version is None or version[0] not in _UPGRADABLE_VERSIONS:
+        return  # this version's own, or refused by _check_is_store
+    existing = {row[1] for row in conn.execute("PRAGMA table_info(results)")}
+    with conn:
+        for name in LATER_COLUMNS:
+            if name not in existing:
+                conn.execute(
+                    f'ALTER TABLE results ADD COLUMN "{name}" '
+                    f"{_SQL_TYPES[COLUMN_TYPES[name]]}"
+                )
+        conn.execute(
+            "UPDATE meta SET value = ? WHERE key = 'schema_version'",
+            (_SCHEMA_VERSION,),
+        )
+
+
 def _check_is_store(conn: sqlite3.Connection, path: str) -> None:
     """A results store of this version: its tables and its schema version."""
     tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
@@ -636,11 +663,12 @@ def _check_is_store(conn: sqlite3.Connection, path: str) -> None:
     version = conn.execute(
         "SELECT value FROM meta WHERE key = 'schema_version'"
     ).fetchone()
-    if version is None or version[0] != _SCHEMA_VERSION:
+    if version is None or version[0] not in (_SCHEMA_VERSION, *_UPGRADABLE_VERSIONS):
         found = "no schema version" if version is None else f"version {version[0]}"
+        readable = ", ".join((*_UPGRADABLE_VERSIONS, _SCHEMA_VERSION))
         raise StoreError(
             f"{path!r} is a results store of another skggm-bench version "
-            f"({found}; this version reads version {_SCHEMA_VERSION}); start a "
+            f"({found}; this version reads versions {readable}); start a "
             "new store for this version"
         )
 
@@ -658,7 +686,10 @@ def _checked_records(
     existing = [row[1] for row in conn.execute("PRAGMA table_info(results)")]
     fixed = set(_FIXED_COLUMNS)
     columns = result_columns([name for name in existing if name not in fixed])
-    quoted = ", ".join(f'"{name}"' for name in columns)
+    # A later column missing from an older store reads as NULL (unknown).
+    quoted = ", ".join(
+        f'"{name}"' if name in existing else f'NULL AS "{name}"' for name in columns
+    )
     records = conn.execute(
         f"SELECT rowid, {quoted} FROM results ORDER BY rowid"
     ).fetchall()
@@ -669,6 +700,8 @@ def _checked_records(
     }
     # Cell statistics are missing in the rows of a data set that failed.
     dtypes |= {name: "Int64" for name in ("n_edges", "n_added_edges")}
+    # Unknown where the fit did not finish, and in older stores.
+    dtypes |= {name: "Int64" for name in LATER_COLUMNS}
     _check_values(records, columns, dtypes, path)
     return [record[1:] for record in records], columns, dtypes
 
@@ -942,7 +975,9 @@ def _merged_rows(stores: list[ResultStore]) -> tuple[list[tuple], list[str]]:
                 continue
             first_path, first = kept[key]
             for i in compared:
-                if first[i] != row[i]:
+                # A later column is unknown (NULL) in the rows of older stores.
+                unknown = columns[i] in LATER_COLUMNS and None in (first[i], row[i])
+                if first[i] != row[i] and not unknown:
                     raise MergeError(
                         f"the row {_key_text(key)} is in {first_path!r} and "
                         f"{path!r} with different values: {columns[i]} is "
