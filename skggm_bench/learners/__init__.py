@@ -14,6 +14,13 @@ For data that are not Gaussian, :class:`NonparanormalTransformer` (normal scores
 to put before any learner in a pipeline) and :class:`RankCorrelationAdapter`
 (SKEPTIC rank correlations fed to a learner that takes a precomputed covariance)
 target the latent Gaussian graph; see ``docs/data_models.md``.
+
+Methods written in R run through :class:`RLearner` (an R function on the data
+set, in an embedded R started once per process; needs R and rpy2, the ``r``
+extra), with presets for the field's reference methods: :class:`RHuge` (huge's
+glasso, mb, ct and tiger with StARS, RIC or EBIC), :class:`RGlasso`,
+:class:`REBICGlasso` (qgraph), :class:`RBDgraph` (posterior edge
+probabilities), :class:`RGGMncv` and :class:`RJGL`.
 """
 
 from ..utils._validation import ConstantColumnWarning
@@ -29,6 +36,8 @@ from ._partial_correlation import (
     partial_correlation_from_coefficients,
     partial_correlation_from_precision,
 )
+from ._r import RError, RLearner, RUnavailableError, r_seed, r_unavailable, r_versions
+from ._r_presets import RJGL, RBDgraph, REBICGlasso, RGGMncv, RGlasso, RHuge
 from ._rank_correlation import RankCorrelationAdapter, skeptic_correlation
 from ._shrinkage import ShrinkagePartialCorrelation, shrinkage_intensity
 from ._stars import StARS, huge_subsample_size
@@ -54,6 +63,14 @@ EXPECTED_FAILED_CHECKS: dict[str, dict[str, str]] = {
     "StARS": {},
     "EBIC": {},
     "RIC": {},
+    # Checked where R and rpy2 are installed (tests/learners/test_r_learner.py).
+    "RLearner": {},
+    "RHuge": {},
+    "RGlasso": {},
+    "REBICGlasso": {},
+    "RBDgraph": {},
+    "RGGMncv": {},
+    "RJGL": {},
 }
 
 __all__ = [
@@ -61,6 +78,7 @@ __all__ = [
     "EBIC",
     "EXPECTED_FAILED_CHECKS",
     "RIC",
+    "RJGL",
     "TIGER",
     "AdaptiveLassoNetwork",
     "ConstantColumnWarning",
@@ -70,6 +88,14 @@ __all__ = [
     "NeighbourhoodSelection",
     "NonparanormalTransformer",
     "PLSNetwork",
+    "RBDgraph",
+    "REBICGlasso",
+    "RError",
+    "RGGMncv",
+    "RGlasso",
+    "RHuge",
+    "RLearner",
+    "RUnavailableError",
     "RankCorrelationAdapter",
     "RidgeNetwork",
     "ShrinkagePartialCorrelation",
@@ -83,6 +109,9 @@ __all__ = [
     "null_correlation_pvalue",
     "partial_correlation_from_coefficients",
     "partial_correlation_from_precision",
+    "r_seed",
+    "r_unavailable",
+    "r_versions",
     "shrinkage_intensity",
     "skeptic_correlation",
 ]
