@@ -23,6 +23,7 @@ checking a study does not start R in the calling process.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import functools
 import importlib.metadata
@@ -245,7 +246,8 @@ local({
     set.seed(seed, kind = "Mersenne-Twister", normal.kind = "Inversion",
              sample.kind = "Rejection")
     warned <- character()
-    call <- if (is.null(y)) function(...) f(x, ...) else function(...) f(x, y, ...)
+    # y is NULL unless the function has an argument y (a joint model's classes).
+    call <- if (is.null(y)) function(...) f(x, ...) else function(...) f(x, y = y, ...)
     value <- tryCatch(
       withCallingHandlers(do.call(call, args), warning = function(w) {
         warned <<- c(warned, conditionMessage(w))
@@ -302,7 +304,16 @@ def _session() -> dict[str, Any]:
             functions={},
             tempdir=str(ri.evalr("tempdir()")[0]),
         )
+        # R's session directory goes at this process's normal exit (rpy2's
+        # initr does not end R); not at the exit of a forked child, which
+        # shares it with its parent.
+        atexit.register(_remove_tempdir, os.getpid(), _SESSION["tempdir"])
     return _SESSION
+
+
+def _remove_tempdir(owner: int, path: str) -> None:
+    if os.getpid() == owner:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def start_r(*packages: str) -> Any:
@@ -396,8 +407,9 @@ class RLearner(BaseEstimator):
     """A graph learner written in R: an R function run on the data set.
 
     ``fit(X)`` calls the R function ``function`` as ``f(x, <args>)`` (or
-    ``f(x, y, <args>)`` when ``fit`` is given ``y``, e.g. the class of each
-    sample for a joint model), ``x`` the numeric data matrix, in an R started
+    ``f(x, y = y, <args>)`` when ``fit`` is given ``y`` and the function has an
+    argument ``y``, e.g. the class of each sample for a joint model; other
+    functions ignore ``y``), ``x`` the numeric data matrix, in an R started
     once per process (rpy2), after ``set.seed(r_seed(random_state))``. What the
     function returns is read back:
 
@@ -528,7 +540,8 @@ class RLearner(BaseEstimator):
         X : array-like of shape (n_samples, n_features)
             Training data.
         y : array-like of shape (n_samples,) or None
-            Passed to the function as its second argument when given.
+            Passed to the function as ``y`` when it has an argument ``y``;
+            ignored otherwise.
 
         Returns
         -------
@@ -547,9 +560,11 @@ class RLearner(BaseEstimator):
                 function = ri.evalr(code)
             except Exception as exc:
                 raise RError(f"the R code {code!r} does not parse: {exc}") from None
-            session["functions"][code] = function
+            takes_y = ri.evalr("function(f) 'y' %in% names(formals(f))")(function)
+            function = session["functions"][code] = (function, bool(takes_y[0]))
+        function, takes_y = function
         x = _to_r(X, "X")
-        r_y = ri.NULL if y is None else _to_r(np.asarray(y), "y")
+        r_y = ri.NULL if y is None or not takes_y else _to_r(np.asarray(y), "y")
         r_args = _named_list({k: _to_r(v, f"args[{k!r}]") for k, v in args.items()})
         self.r_seed_ = r_seed(self.random_state)
         limits = _blas_limits(self.blas_threads)
@@ -573,7 +588,7 @@ class RLearner(BaseEstimator):
         if "error" in fields:
             call = str(fields["call"][0])
             # The caller's own call says nothing; a call inside the function does.
-            where = "" if call.startswith("f(x,") else f" (in R: {call})"
+            where = "" if call.startswith("f(x") else f" (in R: {call})"
             raise RError(f"{fields['error'][0]}{where}")
         unknown = [str(n) for n in fields.get("unknown", [])]
         read = {name: _from_r(fields[name]) for name in _MATRICES if name in fields}
