@@ -94,15 +94,11 @@ def install_command(package: str) -> str:
 
 @functools.cache
 def _rscript() -> str | None:
-    """``Rscript`` of the R that rpy2 embeds (``R_HOME``), or of the ``PATH``."""
-    home = os.environ.get("R_HOME")
-    if not home and importlib.util.find_spec("rpy2") is not None:
-        try:
-            from rpy2 import situation
+    """``Rscript`` of the R that rpy2 embeds: ``R_HOME``'s, else the ``PATH``'s.
 
-            home = situation.get_r_home()
-        except Exception:  # rpy2 that cannot tell: fall back to the PATH
-            home = None
+    rpy2 finds R the same way (``R_HOME``, else ``R RHOME`` of the ``PATH``).
+    """
+    home = os.environ.get("R_HOME")
     if home:
         candidate = os.path.join(home, "bin", "Rscript")
         if os.access(candidate, os.X_OK):

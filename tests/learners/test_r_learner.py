@@ -122,6 +122,31 @@ def test_cli_refuses_a_missing_r_package_in_one_line(tmp_path):
     assert "install" in lines[0]
 
 
+def test_optional_learners_that_cannot_run_are_left_out_with_one_line():
+    from skggm_bench.benchmark.config import parse_config
+
+    config = parse_config(
+        {
+            "n_features": 5,
+            "n_samples": 20,
+            "n_repeats": 1,
+            "generators": ["DiagonalDominance"],
+            "learners": {
+                "shrink": {"class": "ShrinkagePartialCorrelation"},
+                "missing": {
+                    "class": "RLearner",
+                    "packages": ["no.such.package"],
+                    "optional": True,
+                },
+            },
+        }
+    )
+    assert list(config.learners) == ["shrink"]
+    (note,) = config.notes
+    assert note.startswith("left out, as they cannot run here: missing (")
+    assert "install" in note and "\n" not in note
+
+
 # -- with R -----------------------------------------------------------------------
 
 
