@@ -288,7 +288,11 @@ def _session() -> dict[str, Any]:
         import rpy2.rinterface as ri
         from rpy2.rinterface_lib import callbacks
 
-        ri.initr()
+        with warnings.catch_warnings():
+            # rpy2 says which environment variables R's start-up script sets
+            # (R_HOME, LD_LIBRARY_PATH, ...): nothing to act on.
+            warnings.simplefilter("ignore", UserWarning)
+            ri.initr()
         # R's console output (progress messages, the error R prints before it
         # unwinds) stays out of the harness's terminal; errors and warnings come
         # back through the caller instead.
@@ -334,6 +338,10 @@ def start_r(*packages: str) -> Any:
     """
     session = _session()
     _load_packages(tuple(packages))
+    # A full collection now, in the template: R then sizes its next collection
+    # from the live heap, so the children's fits rarely collect, and a child that
+    # collects writes to (and so copies) every page of R's inherited heap.
+    session["ri"].evalr("invisible(gc())")
     return functools.partial(shutil.rmtree, session["tempdir"], True)
 
 
