@@ -469,8 +469,9 @@ class BenchmarkConfig:
     run: dict[str, Any] = field(default_factory=dict)
     description: str = ""
     data_models: dict[str, tuple[type, dict[str, Any]]] = field(default_factory=dict)
-    # What parsing left out and why (optional learners that cannot run here).
-    notes: tuple[str, ...] = ()
+    # What parsing left out and why (optional learners that cannot run here): a
+    # remark about this machine, not part of the study.
+    notes: tuple[str, ...] = field(default=(), compare=False)
 
     def make_generators(self) -> dict[str, Any]:
         """Fresh generator instances, ``{name: generator}``.
