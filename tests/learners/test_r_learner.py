@@ -5,6 +5,8 @@ rpy2); everything that runs R is skipped, with the reason, where R, rpy2 or the
 R package is missing.
 """
 
+import doctest
+import importlib
 import json
 import os
 import pickle
@@ -408,3 +410,19 @@ def test_studies_with_r_learners_do_not_depend_on_n_jobs_and_resume(tmp_path):
         first.frame.sort_values(keys)[metrics].to_numpy(),
         resumed.frame.sort_values(keys)[metrics].to_numpy(),
     )
+
+
+@needs("huge", "glasso", "qgraph", "BDgraph")
+@pytest.mark.parametrize(
+    "name", ["skggm_bench.learners._r", "skggm_bench.learners._r_presets"]
+)
+def test_docstring_examples_hold_where_r_is_installed(name):
+    """The examples are marked to skip (the doctest run has no R everywhere);
+    here they run, and must print what they show."""
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    for test in doctest.DocTestFinder().find(importlib.import_module(name)):
+        for example in test.examples:
+            example.options.pop(doctest.SKIP, None)
+        runner.run(test, out=lambda text: None)
+    failed, attempted = runner.summarize(verbose=False)
+    assert failed == 0 and attempted >= 4
