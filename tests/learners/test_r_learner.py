@@ -378,7 +378,7 @@ def test_harness_isolates_r_and_leaves_nothing_behind(tmp_path, monkeypatch):
 
 @needs("huge")
 def test_studies_with_r_learners_do_not_depend_on_n_jobs_and_resume(tmp_path):
-    def bench(n_jobs, store):
+    def bench(n_jobs, store, backend=None):
         return Benchmark(
             {"dd": DiagonalDominance()},
             {"huge": RHuge("mb", "stars", n_lambdas=5, rep_num=5),
@@ -392,16 +392,21 @@ def test_studies_with_r_learners_do_not_depend_on_n_jobs_and_resume(tmp_path):
             densities=0.2,
             random_state=1,
             n_jobs=n_jobs,
+            backend=backend,
             store=store,
         )
 
     metrics = ["f1", "roc_auc", "seed"]
     one = bench(1, None).run().frame
     two = bench(2, None).run().frame
+    threads = bench(2, None, "threading").run().frame
     assert (one.status == "ok").all()
     keys = ["learner", "n_samples", "repeat"]
-    one, two = one.sort_values(keys), two.sort_values(keys)
-    np.testing.assert_array_equal(one[metrics].to_numpy(), two[metrics].to_numpy())
+    one = one.sort_values(keys)
+    for other in (two, threads):
+        np.testing.assert_array_equal(
+            one[metrics].to_numpy(), other.sort_values(keys)[metrics].to_numpy()
+        )
     store = tmp_path / "study.sqlite"
     first = bench(1, store).run()
     resumed = bench(1, store).run()
@@ -426,3 +431,31 @@ def test_docstring_examples_hold_where_r_is_installed(name):
         runner.run(test, out=lambda text: None)
     failed, attempted = runner.summarize(verbose=False)
     assert failed == 0 and attempted >= 4
+
+
+@needs("huge")
+def test_an_r_function_runs_from_a_toml_study_and_the_command_line(tmp_path):
+    config = tmp_path / "study.toml"
+    config.write_text(
+        "n_features = 6\nn_samples = 40\nn_repeats = 1\nrandom_state = 0\n"
+        "[generators]\nDiagonalDominance = {}\n"
+        '[learners.r_ct]\nclass = "RLearner"\n'
+        'function = "function(x, t) list(adjacency = abs(cor(x)) > t)"\n'
+        "args = { t = 0.3 }\n"
+        '[learners.huge_mb]\nclass = "RHuge"\ncriterion = "ric"\nrep_num = 4\n'
+    )
+    store = tmp_path / "s.sqlite"
+    done = subprocess.run(
+        [sys.executable, "-m", "skggm_bench.cli", "run", "--config", str(config),
+         "--store", str(store), "--n-jobs", "1", "--no-progress"],
+        capture_output=True,
+        text=True,
+        env=os.environ | {"PYTHONPATH": str(Path(__file__).parents[2])},
+    )
+    assert done.returncode == 0, done.stderr
+    from skggm_bench.benchmark.store import ResultStore
+
+    frame = ResultStore(store).frame()
+    assert sorted(frame.learner) == ["huge_mb", "r_ct"]
+    assert (frame.status == "ok").all()
+    assert json.loads(frame.versions.iloc[0])["R"]
