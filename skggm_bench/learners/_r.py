@@ -31,6 +31,7 @@ import importlib.util
 import os
 import shutil
 import subprocess
+import sys
 import threading
 import warnings
 from collections.abc import Mapping, Sequence
@@ -119,13 +120,38 @@ cat(sprintf("%s\\t%s", names(out), unlist(out)), sep = "\\n")
 
 
 @functools.cache
+def _rpy2_problem() -> str | None:
+    """Why rpy2 cannot load R's library here (tried in a fresh interpreter)."""
+    if importlib.util.find_spec("rpy2") is None:
+        return f"rpy2 is not installed; install it with: {_RPY2_INSTALL}"
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", "import rpy2.rinterface"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"rpy2 cannot be imported: {exc}"
+    if done.returncode:
+        lines = done.stderr.strip().splitlines() or ["(no message)"]
+        return (
+            f"rpy2 {importlib.metadata.version('rpy2')} cannot load R: {lines[-1]}; "
+            f"install a matching rpy2 with: {_RPY2_INSTALL}"
+        )
+    return None
+
+
+@functools.cache
 def _probe(packages: tuple[str, ...]) -> tuple[dict[str, str], str | None]:
     """Versions (R, its BLAS, each package) and why the learner cannot run, if so."""
-    if importlib.util.find_spec("rpy2") is None:
-        return {}, f"rpy2 is not installed; install it with: {_RPY2_INSTALL}"
     rscript = _rscript()
     if rscript is None:
         return {}, f"R is not installed (no Rscript); install it with: {_R_INSTALL}"
+    problem = _rpy2_problem()
+    if problem is not None:
+        return {}, problem
     try:
         done = subprocess.run(
             [rscript, "--vanilla", "-e", _VERSIONS_SCRIPT, *packages],
