@@ -25,6 +25,7 @@ from sklearn.utils.estimator_checks import check_estimator
 from skggm_bench.benchmark import Benchmark, StudyError
 from skggm_bench.generators import DiagonalDominance
 from skggm_bench.learners import (
+    EXPECTED_FAILED_CHECKS,
     RJGL,
     RBDgraph,
     REBICGlasso,
@@ -40,7 +41,6 @@ from skggm_bench.learners._r import install_command
 from skggm_bench.metrics import edge_scores_from_estimator
 
 NO_R = r_unavailable()
-NO_HUGE = r_unavailable(["huge"])
 needs_r = pytest.mark.skipif(NO_R is not None, reason=f"R learners: {NO_R}")
 
 
@@ -244,6 +244,20 @@ def test_works_in_pipelines_and_searches():
 @needs_r
 def test_check_estimator():
     check_estimator(RLearner())
+
+
+@needs("huge", "glasso", "qgraph", "BDgraph", "GGMncv")
+@pytest.mark.parametrize(
+    "estimator",
+    [RHuge("mb", "ric", rep_num=3), RHuge("glasso", "ebic"), RGlasso(),
+     REBICGlasso(n_lambdas=10), RBDgraph(iter=200), RGGMncv()],
+    ids=repr,
+)
+def test_check_estimator_presets(estimator):
+    check_estimator(
+        estimator,
+        expected_failed_checks=EXPECTED_FAILED_CHECKS[type(estimator).__name__],
+    )
 
 
 @needs("huge")
