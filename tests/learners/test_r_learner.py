@@ -352,6 +352,8 @@ def test_jgl_preset_gives_one_precision_per_class():
 
 # -- in the harness ---------------------------------------------------------------
 
+# A segmentation fault, as compiled code raises it: the embedded R installs no
+# signal handler (rpy2 starts it with R_SignalHandlers = 0), so SIGSEGV kills.
 R_CRASH = "function(x) { tools::pskill(Sys.getpid(), 11L); diag(ncol(x)) }"
 
 
