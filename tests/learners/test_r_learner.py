@@ -242,6 +242,21 @@ def test_works_in_pipelines_and_searches():
 
 
 @needs_r
+def test_blas_threads_limit_the_fit_and_are_restored():
+    from threadpoolctl import threadpool_info
+
+    def threads():
+        return {p["filepath"]: p["num_threads"] for p in threadpool_info()}
+
+    X = data()
+    RLearner().fit(X)  # R loaded (with its OpenMP runtime, here)
+    before = threads()
+    fitted = RLearner(blas_threads=1).fit(X)
+    np.testing.assert_allclose(fitted.precision_, np.linalg.inv(np.cov(X.T)))
+    assert threads() == before
+
+
+@needs_r
 def test_check_estimator():
     check_estimator(RLearner())
 
