@@ -417,6 +417,8 @@ def run_study(args: argparse.Namespace) -> int:
         f"{_count(config.learners, 'learner')} x grid); results in {path}",
         file=sys.stderr,
     )
+    for note in config.notes:
+        print(f"study {config.name!r}: {note}", file=sys.stderr)
     if args.shard is None:
         store, to_compute = _open_store(path, config.n_tasks)
     else:

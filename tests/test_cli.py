@@ -787,6 +787,21 @@ def test_presets_are_valid_and_build_their_estimators(name):
         families = {name: spec for name, spec in config.grid["graph"].items()}
         assert set(families) == {"hub", "band", "cluster", "erdos_renyi"}
         assert len(config.grid["n_samples"]) == 3 and config.grid["n_features"] == 50
+    elif name == "field":  # ours, scikit-learn's, and R's where R is installed
+        ours = {"mb_stars", "tiger", "clime", "glasso_stars", "shrink", "glasso_cv"}
+        r_learners = {
+            "huge_mb_stars",
+            "huge_mb_ric",
+            "huge_glasso_ebic",
+            "huge_tiger_ric",
+            "ebicglasso",
+            "bdgraph",
+            "ggmncv",
+        }
+        assert ours <= set(learners) <= ours | r_learners
+        left_out = r_learners - set(learners)
+        assert bool(left_out) == bool(config.notes)
+        assert all(name in " ".join(config.notes) for name in left_out)
     else:  # the five Krämer et al. learners plus the graphical lasso
         kramer = {"shrink", "lasso", "adalasso", "ridge", "pls"}
         assert set(learners) == kramer | {"glasso"}

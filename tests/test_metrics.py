@@ -1111,3 +1111,23 @@ def test_a_step_that_is_not_a_rescaling_leaves_no_loss_but_the_edges():
         assert "is not a rescaling of each feature" in note
         with pytest.raises(ValueError, match="not a rescaling of each feature"):
             covariance_from_estimator(pipe, X=X)
+
+
+def test_edge_scores_prefer_a_learners_own_ranking():
+    """``edge_scores_`` (e.g. posterior edge probabilities) ranks the pairs before
+    ``precision_``; outside [0, 1] or asymmetric it is refused."""
+    from types import SimpleNamespace
+
+    from skggm_bench.metrics import edge_scores_from_estimator
+
+    scores = np.array([[0.0, 0.9, 0.2], [0.9, 0.0, 0.6], [0.2, 0.6, 0.0]])
+    fitted = SimpleNamespace(
+        adjacency_=scores > 0.5, precision_=np.eye(3), edge_scores_=scores + np.eye(3)
+    )
+    np.testing.assert_array_equal(edge_scores_from_estimator(fitted), scores)
+    fitted.edge_scores_ = 2 * scores
+    with pytest.raises(ValueError, match="outside"):
+        edge_scores_from_estimator(fitted)
+    fitted.edge_scores_ = np.triu(scores)
+    with pytest.raises(ValueError, match="symmetric"):
+        edge_scores_from_estimator(fitted)

@@ -63,10 +63,11 @@ from .plan._seeding import (
     fresh_entropy,
 )
 from .plan._sharding import check_shard, shard_fits
-from .plan._tasks import WARNING_COUNTS, Cell, Fit, Spec, ship_learner
+from .plan._tasks import WARNING_COUNTS, Cell, Fit, Spec, process_setups, ship_learner
 from .results._messages import WarningTally
 from .results._provenance import (
     FingerprintError,
+    MissingSoftwareError,
     describe,
     learner_modules,
     learner_versions,
@@ -428,6 +429,24 @@ def _check_shipping(learners: dict, fresh_workers: bool) -> dict[str, Any]:
                 key,
             )
     return shipped
+
+
+def _check_versions(learners: dict) -> dict[str, str]:
+    """The versions of each learner's software; a StudyError if some is missing.
+
+    A learner that runs software outside Python (R and its packages) reports its
+    versions through ``__skggm_bench_versions__`` and raises there when that
+    software is missing; the message says what and how to install it.
+    """
+    versions = {}
+    for key, learner in learners.items():
+        try:
+            versions[key] = learner_versions(learner)
+        except MissingSoftwareError as exc:
+            raise StudyError(
+                "learners", f"learners[{key!r}] cannot run here: {exc}", key
+            ) from None
+    return versions
 
 
 def _check_metrics(metrics: Any) -> tuple[str, ...]:
@@ -1135,10 +1154,7 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
             grid,
             graphs=_fix_structures(grid.graphs, grid.n_features, self.graph),
             shipped=_check_shipping(grid.learners, self._fresh_workers()),
-            versions={
-                name: learner_versions(learner)
-                for name, learner in grid.learners.items()
-            },
+            versions=_check_versions(grid.learners),
         )
         if grid.n_fits > MAX_FITS:
             raise StudyError(
@@ -1332,6 +1348,7 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
             timeout=grid.timeout,
             memory_limit=grid.memory_limit,
             isolate=grid.isolate,
+            setups=process_setups(grid.learners),
         )
 
     def _fill(

@@ -40,6 +40,17 @@ which then means the graph family's own default density)::
     [learners.glasso]
     class = "GraphicalLassoCV"
 
+    [learners.huge_mb]             # a learner written in R (needs R and rpy2)
+    class = "RHuge"
+    method = "mb"
+    criterion = "stars"
+    optional = true                # left out, saying why, where R is missing
+
+    [learners.r_ct]                # any R function: RLearner
+    class = "RLearner"
+    function = "function(x, t) list(adjacency = abs(cor(x)) > t)"
+    args = { t = 0.3 }
+
     [learners.npn_glasso]          # a pipeline: steps are tables with a class
     class = "Pipeline"
     steps = [{ class = "NonparanormalTransformer" },
@@ -94,6 +105,7 @@ from sklearn.pipeline import Pipeline, make_pipeline
 # DEFAULT_METRICS is the harness's own list, so presets and Benchmark cannot drift.
 from ._benchmark import DEFAULT_METRICS, Benchmark, StudyError
 from .plan._graphs import graph_axis
+from .results._provenance import MissingSoftwareError, learner_versions
 
 __all__ = [
     "DEFAULT_METRICS",
@@ -336,6 +348,65 @@ PRESETS: dict[str, dict[str, Any]] = {
             **_KRAMER_LEARNERS,
         },
     },
+    # The field's reference methods where they live: the project's learners,
+    # scikit-learn's GraphicalLassoCV and the R methods (huge, qgraph, BDgraph,
+    # GGMncv) side by side. The R learners are optional: on a machine without R,
+    # rpy2 or one of the packages they are left out, with one line saying which
+    # and why. Sized to take a few minutes on 2 cores; docs/learners.md shows the
+    # result.
+    "field": {
+        "description": "The project's learners, scikit-learn's GraphicalLassoCV and "
+        "R's reference methods (huge with StARS, RIC and EBIC; qgraph's "
+        "EBICglasso; BDgraph; GGMncv) on Erdős–Rényi graphs, p=30.",
+        "graph": "erdos_renyi",
+        "n_features": 30,
+        "densities": [0.1],
+        "n_samples": [50, 200],
+        "n_repeats": 3,
+        "model": "concentration",
+        "metrics": list(DEFAULT_METRICS),
+        "random_state": 0,
+        "generators": ["DiagonalDominance", "TriangulatedOrthogonalization"],
+        "learners": {
+            "mb_stars": {
+                "class": "StARS",
+                "estimator": {"class": "NeighbourhoodSelection"},
+                "random_state": 0,
+            },
+            "tiger": {"class": "TIGER"},
+            "clime": {"class": "CLIME"},
+            "glasso_stars": {
+                "class": "Pipeline",
+                "steps": [
+                    {"class": "sklearn.preprocessing.StandardScaler"},
+                    {
+                        "class": "StARS",
+                        "estimator": {"class": "GraphicalLasso", "enet_tol": 1e-6},
+                        "random_state": 0,
+                    },
+                ],
+            },
+            "shrink": {"class": "ShrinkagePartialCorrelation"},
+            "glasso_cv": {"class": "GraphicalLassoCV", "cv": 3, "n_refinements": 2},
+            "huge_mb_stars": {"class": "RHuge", "optional": True},
+            "huge_mb_ric": {"class": "RHuge", "criterion": "ric", "optional": True},
+            "huge_glasso_ebic": {
+                "class": "RHuge",
+                "method": "glasso",
+                "criterion": "ebic",
+                "optional": True,
+            },
+            "huge_tiger_ric": {
+                "class": "RHuge",
+                "method": "tiger",
+                "criterion": "ric",
+                "optional": True,
+            },
+            "ebicglasso": {"class": "REBICGlasso", "optional": True},
+            "bdgraph": {"class": "RBDgraph", "iter": 3000, "optional": True},
+            "ggmncv": {"class": "RGGMncv", "optional": True},
+        },
+    },
 }
 
 
@@ -400,6 +471,9 @@ class BenchmarkConfig:
     run: dict[str, Any] = field(default_factory=dict)
     description: str = ""
     data_models: dict[str, tuple[type, dict[str, Any]]] = field(default_factory=dict)
+    # What parsing left out and why (optional learners that cannot run here): a
+    # remark about this machine, not part of the study.
+    notes: tuple[str, ...] = field(default=(), compare=False)
 
     def make_generators(self) -> dict[str, Any]:
         """Fresh generator instances, ``{name: generator}``.
@@ -837,10 +911,12 @@ negative; a density is the fraction of node pairs that are edges, in [0, 1]
         raise ConfigError(
             f"graph_params: must be a table, got {data['graph_params']!r}"
         )
+    learners, notes = _optional_learners(data.get("learners"))
     config = BenchmarkConfig(
         name=str(name),
         generators=_parse_entries(data.get("generators"), "generators"),
-        learners=_parse_entries(data.get("learners"), "learners"),
+        learners=learners,
+        notes=notes,
         grid=grid,
         run=_parse_run(data.get("run", {})),
         description=description,
@@ -861,6 +937,47 @@ negative; a density is the fraction of node pairs that are edges, in [0, 1]
             key = f"{key}.{exc.entry}"
         raise ConfigError(f"{key}: {exc}") from None
     return config
+
+
+def _optional_learners(
+    entries: Any,
+) -> tuple[dict[str, tuple[type, dict[str, Any]]], tuple[str, ...]]:
+    """The learners, less the ``optional = true`` ones that cannot run here.
+
+    A learner marked optional (e.g. one written in R) whose software is missing
+    on this machine is left out of the study; the note says which and why, in
+    one line. Any other problem of an optional learner is an error, as for the
+    others.
+    """
+    if not isinstance(entries, Mapping):
+        return _parse_entries(entries, "learners"), ()
+    optional = []
+    plain = {}
+    for name, spec in entries.items():
+        if isinstance(spec, Mapping) and "optional" in spec:
+            spec = dict(spec)
+            flag = spec.pop("optional")
+            if not isinstance(flag, bool):
+                raise ConfigError(f"learners.{name}.optional: must be true or false")
+            if flag:
+                optional.append(str(name))
+        plain[name] = spec
+    parsed = _parse_entries(plain, "learners")
+    reasons: dict[str, list[str]] = {}
+    for name in optional:
+        cls, params = parsed[name]
+        learner = _build(cls, params, f"learners.{name}", _resolve_learner)
+        try:
+            learner_versions(learner)
+        except MissingSoftwareError as exc:
+            del parsed[name]
+            reasons.setdefault(str(exc), []).append(name)
+    if not reasons:
+        return parsed, ()
+    left_out = "; ".join(
+        f"{', '.join(names)} ({reason})" for reason, names in reasons.items()
+    )
+    return parsed, (f"left out, as they cannot run here: {left_out}",)
 
 
 def _suggest(word: str, choices: Any) -> str:

@@ -59,7 +59,10 @@ that the estimator exposes (an attribute that is missing or ``None`` is skipped)
    ``tol``.
 
 Edge scores (:func:`edge_scores_from_estimator`) need a ranking, so the continuous
-matrix comes first: absolute partial correlations from ``precision_``
+matrix comes first: the learner's own ranking ``edge_scores_`` (symmetric, in
+[0, 1], e.g. BDgraph's posterior edge probabilities, or the ``|r_ij|`` that
+:class:`~skggm_bench.learners.ThresholdedCorrelation` thresholds) when it has
+one, else absolute partial correlations from ``precision_``
 (``model="concentration"``) or absolute correlations from ``covariance_``
 (``model="covariance"``). A concentration-graph estimator without ``precision_``
 but with ``partial_correlation_`` (the node-wise regressions of

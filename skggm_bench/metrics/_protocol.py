@@ -387,6 +387,16 @@ def edges_from_estimator(
     return _absolute_standardised(matrix, f"{where}.{attribute}") > tol
 
 
+def _edge_scores(scores: Any, name: str) -> NDArray[np.float64]:
+    """A learner's own ``edge_scores_``, validated: symmetric, in [0, 1]."""
+    matrix = check_symmetric_real(scores, name)
+    if matrix.min(initial=0.0) < 0.0 or matrix.max(initial=0.0) > 1.0 + 1e-8:
+        raise ValueError(f"{name} has entries outside [0, 1]")
+    matrix = np.array(matrix, dtype=np.float64)
+    np.fill_diagonal(matrix, 0.0)
+    return matrix
+
+
 def _absolute_partial_correlation(partial: Any, where: str) -> NDArray[np.float64]:
     """``|partial_correlation_|`` validated as a symmetric matrix in [-1, 1]."""
     matrix = np.asarray(partial, dtype=np.float64)
@@ -409,8 +419,10 @@ def edge_scores_from_estimator(
 ) -> NDArray[np.float64]:
     """Edge scores of a fitted estimator, following the estimator protocol.
 
-    Absolute partial correlations from ``precision_`` (``model="concentration"``)
-    or absolute correlations from ``covariance_`` (``model="covariance"``); for a
+    The learner's own ``edge_scores_`` when it has them (e.g. posterior edge
+    probabilities); else absolute partial correlations from ``precision_``
+    (``model="concentration"``) or absolute correlations from ``covariance_``
+    (``model="covariance"``); for a
     concentration graph without ``precision_``, ``|partial_correlation_|`` (node-wise
     learners); failing all that, ``adjacency_`` as 0/1 scores. Pipelines and
     searches are read as in :func:`edges_from_estimator`. The full rules are in the
@@ -448,6 +460,9 @@ def edge_scores_from_estimator(
     """
     model = check_model(model)
     learner, where = fitted_learner(estimator)
+    scores = _attribute(learner, "edge_scores_")
+    if scores is not None:
+        return _edge_scores(scores, f"{where}.edge_scores_")
     attribute = _matrix_attribute(model)
     matrix = _attribute(learner, attribute)
     if matrix is not None:

@@ -17,6 +17,7 @@ all.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import json
@@ -47,7 +48,15 @@ from ..run._isolation import MISSING, Server, error_message, truncate, worker_fo
 from ._graphs import GraphEntry
 from ._seeding import cell_seed, learner_seed
 
-__all__ = ["WARNING_COUNTS", "Cell", "Fit", "Spec", "data_hash", "run_fit"]
+__all__ = [
+    "WARNING_COUNTS",
+    "Cell",
+    "Fit",
+    "Spec",
+    "data_hash",
+    "process_setups",
+    "run_fit",
+]
 
 # Cells a worker keeps drawn: at least the last 4 (one cell of p = 1000 variables
 # is tens of MB), more while they take at most 64 MB (thousands of small cells: the
@@ -122,6 +131,9 @@ class Spec:
     timeout: float | None
     memory_limit: int | None
     isolate: bool
+    # ("module:function", plain arguments): what the learners ask each worker's
+    # template to set up once (:func:`process_setups`).
+    setups: tuple[tuple[str, tuple], ...] = ()
 
 
 def ship_learner(learner: Any) -> bytes:
@@ -160,6 +172,33 @@ def _preload(modules: tuple[str, ...]) -> None:
             importlib.import_module(module)
         except Exception:  # the fit says why, in its row
             continue
+
+
+# The hook a learner defines to have something set up once per worker process.
+_SETUP_HOOK = "__skggm_bench_process_setup__"
+
+
+def process_setups(learners: Mapping[str, Any]) -> tuple[tuple[str, tuple], ...]:
+    """What the learners (and the estimators nested in them) set up per worker.
+
+    A learner that needs a process-wide resource started once, not per fit (an
+    embedded interpreter with its libraries loaded, e.g. R for
+    :class:`~skggm_bench.learners.RLearner`), defines a method
+    ``__skggm_bench_process_setup__()`` returning ``("module:function", args)``
+    with plain ``args``. Each worker's template calls ``function(*args)`` once,
+    before it forks any fit's child, so that every fit inherits the resource;
+    what the call returns, if callable, is called when the template ends. A
+    set-up that fails is left to the fits, which then fail with the reason.
+    """
+    found: dict[tuple[str, tuple], None] = {}
+    for learner in learners.values():
+        params = learner.get_params(deep=True) if hasattr(learner, "get_params") else {}
+        for value in (learner, *params.values()):
+            hook = getattr(value, _SETUP_HOOK, None)
+            if callable(hook) and not isinstance(value, type):
+                target, args = hook()
+                found[(str(target), tuple(args))] = None
+    return tuple(found)
 
 
 def load_learner(shipped: Any) -> Any:
@@ -229,6 +268,7 @@ class _Server(Server):
         # modules); served in-process, a package imported by an earlier fit of
         # the learner is not new to a later one, so it is remembered here.
         self.imported: dict[str, set[str]] = {}
+        self._finalisers: list[Any] = []
 
     def cached(self, name: str, args: tuple) -> Any:
         if name == "prepare":
@@ -259,7 +299,18 @@ class _Server(Server):
         return sum(a.nbytes for a in [*arrays, *value.observed.values()])
 
     def warm_up(self) -> None:
-        """Draw, fit and score a toy problem with this package's own code."""
+        """The learners' process set-ups; a toy problem drawn, fitted and scored.
+
+        The toy problem uses this package's own code only.
+        """
+        for target, args in self.spec.setups:
+            module, _, name = target.partition(":")
+            try:
+                finaliser = getattr(importlib.import_module(module), name)(*args)
+            except Exception:  # the fits that need it fail with the reason
+                continue
+            if callable(finaliser):
+                self._finalisers.append(finaliser)
         from ...generators import DiagonalDominance
 
         graph = draw_graph("erdos_renyi", 4, 0.5, {}, 0)
@@ -274,6 +325,12 @@ class _Server(Server):
             truth.adjacency, self.spec.model, truth.covariance, truth.precision
         )
         score_learner(estimator, scored, self.spec.metrics)
+
+    def close(self) -> None:
+        """Call what the learners' set-ups returned, last first."""
+        for finaliser in reversed(self._finalisers):
+            with contextlib.suppress(Exception):
+                finaliser()
 
     def _cell(self, cell: Cell) -> _CellData:
         data = self.kept.get(cell)

@@ -34,6 +34,7 @@ __all__ = [
     "JUDGING",
     "LEARNER_SIDE",
     "FingerprintError",
+    "MissingSoftwareError",
     "describe",
     "first_difference",
     "learner_modules",
@@ -162,7 +163,39 @@ def learner_versions(learner: Any) -> str:
     >>> "scikit-learn" in versions and "skggm-bench" in versions
     True
     """
-    return package_versions(*learner_modules(learner))
+    versions = package_versions(*learner_modules(learner))
+    external = _external_versions(learner)
+    if not external:
+        return versions
+    return json.dumps(json.loads(versions) | external, sort_keys=True)
+
+
+class MissingSoftwareError(RuntimeError):
+    """Software a learner runs outside Python (e.g. R or an R package) is missing.
+
+    Raised by :func:`learner_versions` when a learner's ``__skggm_bench_versions__``
+    raises; the message is the learner's (what is missing, how to install it).
+    """
+
+
+# A learner that runs software outside Python reports its versions with this
+# method ({name: version}), and raises there when that software is missing.
+_VERSIONS_HOOK = "__skggm_bench_versions__"
+
+
+def _external_versions(learner: Any) -> dict[str, str]:
+    """Versions reported by the learner and its nested estimators themselves."""
+    params = learner.get_params(deep=True) if hasattr(learner, "get_params") else {}
+    found: dict[str, str] = {}
+    for value in (learner, *params.values()):
+        hook = getattr(value, _VERSIONS_HOOK, None)
+        if not callable(hook) or isinstance(value, type):
+            continue
+        try:
+            found.update({str(k): str(v) for k, v in hook().items()})
+        except Exception as exc:
+            raise MissingSoftwareError(str(exc)) from exc
+    return found
 
 
 def learner_modules(learner: Any) -> tuple[str, ...]:

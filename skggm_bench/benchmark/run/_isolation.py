@@ -207,6 +207,14 @@ class Server:
         stays the same whatever the study's learners and generators are.
         """
 
+    def close(self) -> None:
+        """Run once in the template as it exits (default: nothing).
+
+        Releases what :meth:`warm_up` set up that would outlive the template
+        (it ends with ``os._exit``: no ``atexit`` handler runs), e.g. a
+        directory its children share.
+        """
+
     def size(self, value: Any) -> int:
         """Bytes a kept value takes (default: 0, so only ``min_kept`` bounds)."""
         return 0
@@ -584,6 +592,8 @@ class _Template:
         self.spare = self.running = None
         self.ending = {}
         self.sweep()
+        with contextlib.suppress(Exception):
+            self.server.close()
         os._exit(status)
 
     def main(self) -> None:
