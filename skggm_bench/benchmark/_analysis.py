@@ -147,7 +147,7 @@ def analyse(
         :data:`REFERENCE_GENERATOR` when present, else the first by name).
     n_bootstrap : int, default=2000
         Bootstrap replicates of every interval.
-    tie_tolerance : float, default=1e-6
+    tie_tolerance : float, default=1e-4
         Relative difference within which two values of a block share their rank
         (:func:`~skggm_bench.benchmark.leaderboard.leaderboard`).
 

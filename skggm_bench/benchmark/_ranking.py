@@ -49,11 +49,13 @@ __all__ = [
 
 REQUIRED = (*GRID_COLUMNS, "learner", "repeat", "status")
 #: Relative difference within which two metric values of a block are a tie. Two
-#: solvers of one problem that stop at slightly different iterates differ by round
-#: off and solver tolerance (1e-4 relative for two graphical lasso solvers is
-#: common), not by quality; a tolerance well below any difference an analyst would
-#: report, and well above float round-off.
-DEFAULT_TIE_TOLERANCE = 1e-6
+#: solvers of one problem that stop at slightly different iterates differ by their
+#: stopping rule, not by quality: scikit-learn's GraphicalLasso at ``tol=1e-4`` and
+#: ``tol=1e-5`` (``enet_tol=1e-6``) differ in KL divergence by up to 1.1e-5
+#: relative on p = 10, n = 100, and two pcglasso solvers by a median 4.9e-5
+#: (issue 28). 1e-4 covers such solver noise and stays below the differences
+#: shown in the tables (two decimals).
+DEFAULT_TIE_TOLERANCE = 1e-4
 OK = "ok"
 MISSING = "missing"
 
@@ -177,7 +179,7 @@ def check_tie_tolerance(tie_tolerance: object) -> float:
         or not 0 <= tie_tolerance < 1
     ):
         raise ValueError(
-            "tie_tolerance must be a relative difference in [0, 1) (e.g. 1e-6; 0 "
+            "tie_tolerance must be a relative difference in [0, 1) (e.g. 1e-4; 0 "
             f"for exact ties only), got {tie_tolerance!r}"
         )
     return float(tie_tolerance)

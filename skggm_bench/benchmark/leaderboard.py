@@ -17,10 +17,11 @@ How a leaderboard is computed
    (:data:`skggm_bench.metrics.METRICS`): higher is better except for the losses
    (``shd``, ``fpr``, the matrix losses, ``fit_time``). Equal values share the average
    rank, and so do values within ``tie_tolerance`` of each other (relative, default
-   :data:`DEFAULT_TIE_TOLERANCE` = 1e-6): sorted from best to worst, a value is tied
+   :data:`DEFAULT_TIE_TOLERANCE` = 1e-4): sorted from best to worst, a value is tied
    with the one before it when ``|a - b| <= tie_tolerance * max(|a|, |b|)``, and a
    chain of such ties shares one rank. Two solvers of the same problem whose losses
-   differ in the sixth digit are not a win for either. Every table below ranks
+   differ by their stopping rule (scikit-learn's graphical lasso at two ``tol``
+   differs by about 1e-5 relative) are not a win for either. Every table below ranks
    this way (leaderboards, rank shifts, win probabilities, critical differences).
 2. **Failures.** A row whose ``status`` is not ``"ok"`` (``"failed"``,
    ``"timeout"``), and a learner with no row at all in a block (``"missing"``, e.g.

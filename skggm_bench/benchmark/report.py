@@ -389,7 +389,7 @@ def write_report(
         configuration, ``ResultStore.metadata()``).
     n_bootstrap : int, default=2000
         Bootstrap replicates of the intervals.
-    tie_tolerance : float, default=1e-6
+    tie_tolerance : float, default=1e-4
         Relative difference within which two values of a block share their rank
         (:func:`~skggm_bench.benchmark.leaderboard.leaderboard`).
 
