@@ -21,6 +21,7 @@ from ._schema import GRID_COLUMNS, check_results_frame, rankable_metric
 
 __all__ = [
     "DEFAULT_TIE_TOLERANCE",
+    "MIN_REPEATS",
     "MISSING",
     "OK",
     "REQUIRED",
@@ -56,6 +57,13 @@ REQUIRED = (*GRID_COLUMNS, "learner", "repeat", "status")
 #: (issue 28). 1e-4 covers such solver noise and stays below the differences
 #: shown in the tables (two decimals).
 DEFAULT_TIE_TOLERANCE = 1e-4
+#: The fewest repeats whose bootstrap intervals are read as 95% intervals. The
+#: percentile bootstrap over n repeats has C(2n - 1, n) distinct resamples: 10 at
+#: n = 3, 35 at n = 4, 126 at n = 5. Putting 2.5% of them in each tail takes at
+#: least 40, so with fewer than 5 repeats the interval's bounds are the extreme
+#: resamples, not percentiles: the tables mark such intervals and the findings say
+#: "too few repeats to tell" rather than "significant".
+MIN_REPEATS = 5
 OK = "ok"
 MISSING = "missing"
 
