@@ -1047,12 +1047,13 @@ def _shift_sentence(
         )
         on = f"on the {n_complete} blocks where every compared learner has a value"
         same = np.sign(other["rank_gain"]) == np.sign(gain)
-        if m < MIN_REPEATS:
-            verdict = f", {_too_few(m)}"
-        elif other["significant"] and same:
+        thin = m < MIN_REPEATS
+        if other["significant"] and same and not thin:
             verdict = ", a significant change there too"
-        elif other["significant"]:
+        elif other["significant"] and not thin:
             verdict = f", the other way: {origin} reverse it"
+        elif thin and round(other["rank_gain"], 2) != 0:
+            verdict = f", {_too_few(m)}"
         else:
             verdict = f": the shift comes from {origin}, {not_learner}"
         tail = f"{share}; {on}, {there}{verdict}"

@@ -8,6 +8,8 @@ import pandas as pd
 from skggm_bench.benchmark._analysis import analyse
 from skggm_bench.benchmark._display import (
     Table,
+    evidence_line,
+    failure_rate_table,
     findings,
     leaderboard_table,
     rank_shift_table,
@@ -98,3 +100,182 @@ def test_text_report_is_readable_at_100_columns():
     headings = [line for line in text.splitlines() if re.fullmatch(r"=+", line)]
     assert len(headings) == 6  # findings, leaderboard, CD, shift, agreement, failures
     assert not ARTEFACT.search(text.replace("NaN", ""))
+
+
+# --------------------------------------------------------------------------------------
+# Issue 28: failures told apart from recovery, thin evidence, wording, marks
+# --------------------------------------------------------------------------------------
+
+
+def _study(scores, *, fails=lambda generator, learner, repeat: False, repeats=6,
+           message=lambda learner: "", metric="f1"):  # fmt: skip
+    """Two generators; ``scores[generator][learner]`` plus a little noise."""
+    rng = np.random.RandomState(0)
+    rows = []
+    for generator, by_learner in scores.items():
+        for repeat in range(repeats):
+            for learner, score in by_learner.items():
+                failed = fails(generator, learner, repeat)
+                rows.append(
+                    dict(
+                        generator=generator, n_features=10, density=0.1,
+                        n_samples=50, repeat=repeat, learner=learner,
+                        status="failed" if failed else "ok",
+                        message="ValueError: boom" if failed else message(learner),
+                        **{metric: np.nan if failed else score + 0.01 * rng.rand()},
+                    )
+                )  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+UNCHANGED = {"DD": {"a": 0.8, "b": 0.5, "c": 0.3}, "TO": {"a": 0.8, "b": 0.5, "c": 0.3}}
+
+
+def test_a_rise_made_by_another_learners_failures_is_not_a_change_of_the_learner():
+    # a fails in every TO fit: b and c "rise" by one place with their F1 unchanged.
+    frame = _study(UNCHANGED, fails=lambda g, learner, r: g == "TO" and learner == "a")
+    analysis = analyse(frame, "f1", n_bootstrap=200)
+    shift = analysis.comparisons[0].shift.set_index("learner")
+    assert shift.loc["b", "places_gained"] == 1 and shift.loc["b", "significant"]
+    complete = analysis.comparisons[0].complete_shift.set_index("learner")
+    assert complete.loc["b", "rank_gain"] == 0 and not complete.loc["b", "significant"]
+    sentences = [s for s in findings(analysis) if s.startswith("By F1")]
+    assert {s.split(", ")[1].split()[0] for s in sentences} == {"b", "c"}
+    for sentence in sentences:
+        assert "significant change" not in sentence
+        assert "6 of 12 blocks hold a fit without a value" in sentence
+        assert (
+            "the shift comes from other learners' failed fits, not from a change"
+            in sentence
+        )
+    assert any(s.startswith("Failure rates by generator: under DD 0% (0 of 18 fits); "
+                            "under TO 33% (6 of 18 fits: a 100% (6 of 6))")
+               for s in findings(analysis))  # fmt: skip
+
+
+def test_a_fall_made_by_the_learners_own_failures_says_so():
+    # a fails in 2 of 6 TO fits; where it succeeds it still ranks first.
+    frame = _study(
+        UNCHANGED, fails=lambda g, learner, r: g == "TO" and learner == "a" and r < 2
+    )
+    analysis = analyse(frame, "f1", n_bootstrap=200)
+    (sentence,) = [s for s in findings(analysis) if ", a keeps the 1st place" in s]
+    assert "its mean rank worsens by 0.67" in sentence
+    assert "on the 10 blocks where every compared learner has a value" in sentence
+    assert sentence.endswith(
+        "the shift comes from failed fits, a's own among them (2 under TO), not "
+        "from a change of a."
+    )
+    # The failure-rate table has a column per generator.
+    table = failure_rate_table(frame)
+    assert table.columns == ["learner", "under DD", "under TO", "all"]
+    assert table.rows[0] == ["a", "0/6 (0%)", "2/6 (33%)", "2/12 (17%)"]
+
+
+def test_a_winner_that_leads_only_through_failures_is_named_so():
+    scores = {"DD": {"a": 0.8, "b": 0.5}, "TO": {"a": 0.8, "b": 0.5}}
+    # Under TO, a beats b where both succeed, but b "wins" because a fails 4 of 6.
+    scores["TO"] = {"a": 0.8, "b": 0.5}
+    frame = _study(scores, fails=lambda g, learner, r: g == "TO" and learner == "a"
+                   and r < 4)  # fmt: skip
+    (sentence,) = [s for s in findings(analyse(frame, "f1", n_bootstrap=200))
+                   if s.startswith("Under TO")]  # fmt: skip
+    assert sentence.startswith("Under TO, b ranks first")
+    assert "4 of 6 blocks hold a fit without a value" in sentence
+    assert "a ranks first instead" in sentence
+    assert "the lead above comes from failed fits" in sentence
+
+
+def test_thin_evidence_is_marked_and_never_called_significant():
+    frame = _study(UNCHANGED | {"TO": {"a": 0.3, "b": 0.5, "c": 0.8}}, repeats=3)
+    analysis = analyse(frame, "f1", n_bootstrap=200)
+    sentences = findings(analysis)
+    text = " ".join(sentences)
+    assert "significant" not in text.replace("significantly", "")
+    assert "significantly better" not in text
+    assert "too few repeats to tell (n = 3)" in text
+    assert "\u2020" in text
+    board = leaderboard_table(analysis.board)
+    assert all(row[4].endswith("\u2020") for row in board.rows)
+    assert any("fewer than 5 repeats (n = 3 here)" in note for note in board.notes)
+    # "1.00 (1.00–1.00)" is explained.
+    assert any(note.startswith("An interval of zero width, such as 1.00 (1.00–1.00)")
+               for note in board.notes)  # fmt: skip
+    shift = rank_shift_table(analysis.comparisons[0].shift)
+    assert {row[5] for row in shift.rows} == {"too few repeats (n = 3)"}
+    assert evidence_line(analysis).startswith(
+        "Every interval is a 95% bootstrap interval over n = 3 repeats"
+    )
+    # Five repeats: the old wording, no mark.
+    enough = analyse(
+        _study(UNCHANGED | {"TO": {"a": 0.3, "b": 0.5, "c": 0.8}}, repeats=5),
+        "f1", n_bootstrap=200,
+    )  # fmt: skip
+    text = " ".join(findings(enough))
+    assert "a significant change" in text and "\u2020" not in text
+
+
+def test_a_shared_first_place_names_every_learner_and_its_numbers():
+    same = {"a": 0.8, "b": 0.8, "c": 0.3}
+    frame = _study({"DD": same, "TO": same})
+    frame.loc[frame.learner == "b", "f1"] = frame.loc[frame.learner == "a", "f1"].values
+    (sentence, *_) = findings(analyse(frame, "f1", n_bootstrap=200))
+    assert sentence.startswith(
+        "Under DD, a and b share the first place by F1 over the whole grid (a: mean "
+        "rank 1.50 (1.50–1.50), mean F1 "
+    )
+    assert "; b: mean rank 1.50 (1.50–1.50), mean F1" in sentence
+    assert " its " not in sentence
+    assert sentence.endswith("no other learner's rank interval overlaps theirs.")
+
+
+def test_the_edge_decision_finding_only_where_edges_are_ranked():
+    def every(learner):
+        return "selected every pair" if learner == "c" else ""
+
+    for metric, shown in (("f1", True), ("roc_auc", False), ("kl_divergence", False)):
+        frame = _study(UNCHANGED, message=every, metric=metric)
+        text = " ".join(findings(analyse(frame, metric, n_bootstrap=100)))
+        assert ("Edge decisions that say little" in text) is shown, metric
+
+
+def test_a_learner_selecting_every_pair_is_marked_in_every_table():
+    from skggm_bench.benchmark._display import report_tables
+    from skggm_bench.benchmark._table_formats import format_table
+
+    frame = _study(
+        UNCHANGED, message=lambda learner: "selected every pair" * (learner == "c")
+    )
+    analysis = analyse(frame, "f1", n_bootstrap=100)
+    tables = dict(report_tables(analysis))
+    for name in ("leaderboard", "leaderboard_overall", "critical_differences",
+                 "rank_shift_generator_DD_TO"):  # fmt: skip
+        for format in ("text", "markdown", "latex"):
+            text = format_table(tables[name], format)
+            assert "c [every pair]" in text, (name, format)
+            assert "a [every pair]" not in text
+    assert "c [every pair]" in text_report(analysis)
+
+
+def test_a_long_no_data_reason_is_a_footnote_not_a_wrapped_table():
+    reason = (
+        "no loss: covariance_ and precision_ disagree (max |covariance_ @ "
+        "precision_ - I| = 0.0707, tolerance 0.02) because the solver stopped "
+        "early on a badly conditioned problem and returned its last iterate"
+    )
+    frame = _study(UNCHANGED, metric="kl_divergence")
+    bad = frame.learner == "c"
+    frame.loc[bad, "kl_divergence"] = np.nan
+    frame.loc[bad, "message"] = f"kl_divergence undefined: {reason}"
+    analysis = analyse(frame, "kl_divergence", n_bootstrap=100)
+    table = leaderboard_table(analysis.board)
+    text = text_table(table, width=100)
+    lines = text.splitlines()
+    # One line per learner: header, 3 rows, per generator.
+    block = lines[: lines.index("")]
+    assert len(block) == 5, block
+    assert "no data [1]" in block[-1]
+    assert table.notes[0].startswith(
+        "[1] no data: no loss: covariance_ and precision_ disagree"
+    )
+    assert max(len(line) for line in lines) <= 100
