@@ -4,6 +4,7 @@ Rendering uses the non-interactive Agg backend; figures are checked through thei
 artists (line data, labels, titles) and by writing real PNG files.
 """
 
+import itertools
 import re
 import sys
 
@@ -421,7 +422,7 @@ def test_difficulty_axis_labels_never_overlap(low, high):
         )
         assert len(labels) >= 2
         boxes = [label.get_window_extent(renderer) for label in labels]
-        for left, right in zip(boxes, boxes[1:]):
+        for left, right in itertools.pairwise(boxes):
             assert left.x1 < right.x0, [label.get_text() for label in labels]
         # Plain numbers, not 2x10^-2.
         assert not any("times" in label.get_text() for label in labels)
