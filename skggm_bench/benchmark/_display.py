@@ -70,7 +70,7 @@ _THIN_NOTE = (
     "here): n repeats give only C(2n - 1, n) distinct bootstrap resamples (35 at "
     "n = 4), too few to put 2.5% in each tail, so its bounds are the extreme "
     "resamples rather than a 95% interval. Read it as the range seen; no "
-    "difference it shows is called significant."
+    "difference it shows is called significant (\"too few (n = 3)\")."
 )
 _DEGENERATE_NOTE = (
     "An interval of zero width, such as {example}, means that every resampled set "
@@ -302,7 +302,7 @@ def leaderboard_table(board: pd.DataFrame) -> Table:
     result = _from_frame(
         table,
         by,
-        wrap=("tied with",),
+        wrap=("learner", "tied with"),
         headers={f"{metric} {interval}": f"{_label(metric)} {interval}"},
         caption=f"Learners by mean rank of {_label(metric)} ({_direction(metric)}).",
     )
@@ -362,6 +362,7 @@ def rank_shift_table(
     result = _from_frame(
         table,
         list(shift.attrs.get("by", ())),
+        wrap=("learner",),
         headers={metric: _label(metric)},
         caption=f"{_label(metric)} rank of each learner {_under(axis, source)} "
         f"\u2192 {_under(axis, target)} ({_direction(metric)}).",
@@ -494,7 +495,7 @@ def agreement_table(comparisons: Sequence[Comparison]) -> Table:
     ...     for name, f1 in scores.items()]
     >>> analysis = analyse(pd.DataFrame(rows), "f1", n_bootstrap=100)
     >>> agreement_table(analysis.comparisons).rows[-1]
-    ['DD → TO', 'whole grid', '-1.00 (-1.00 to -1.00)', '3', '4']
+    ['DD → TO', 'whole grid', '-1.00 (-1.00 to -1.00)†', '3', '4']
     """
     rows = []
     for comparison in comparisons:
@@ -505,9 +506,7 @@ def agreement_table(comparisons: Sequence[Comparison]) -> Table:
                 scope = "whole grid"
             else:
                 scope = _where(by, [record[c] for c in by]) or "whole grid"
-            tau = format_interval(
-                record["tau"], record["tau_low"], record["tau_high"], signed=False
-            )
+            tau = _tau(record)
             rows.append(
                 [
                     f"{comparison.source} \u2192 {comparison.target}",
@@ -517,6 +516,9 @@ def agreement_table(comparisons: Sequence[Comparison]) -> Table:
                     _cell(record["n_repeats"]),
                 ]
             )
+    repeats = [
+        n for comparison in comparisons for n in comparison.agreement["n_repeats"]
+    ]
     return Table(
         columns=["compared", "where", "Kendall's tau (95% CI)", "learners", "repeats"],
         rows=rows,
@@ -524,6 +526,7 @@ def agreement_table(comparisons: Sequence[Comparison]) -> Table:
         caption="Agreement of the learner orderings: Kendall's tau-b between the "
         "mean ranks on the two sides (1: the same order, 0: unrelated, -1: "
         "reversed), with a paired bootstrap interval over repeats.",
+        notes=tuple(_interval_notes([row[2] for row in rows], repeats)),
     )
 
 
