@@ -77,11 +77,20 @@ _DEGENERATE_NOTE = (
     "of repeats gave the same value: the learner had that rank (or value) in every "
     "repeat. It says the repeats agree, not that the value is certain."
 )
+# The column, and in lists the bracketed mark, of learners that selected every
+# pair or none.
+_EDGES = "edges"
 _SELECTION_NOTE = (
-    "[every pair]: the learner selected every pair in its successful fits here "
-    "(in n/m: in n of its m successful fits), [no pair]: it selected none; its edge "
+    "edges \"every pair\": the learner selected every pair in its successful fits "
+    "(\"every pair 3/6\": in 3 of its 6), \"no pair\": it selected none; its edge "
     "metrics then describe that threshold (with every pair selected, F1 is the "
-    "density of the true graph), not how it ranks the pairs."
+    "density of the true graph), not how it ranks the pairs: compare it by "
+    "roc_auc or average_precision."
+)
+_SELECTION_LIST_NOTE = (
+    "[every pair] after a name: the learner selected every pair in its successful "
+    "fits ([every pair 3/6]: in 3 of its 6), [no pair]: none; its edge metrics then "
+    "describe that threshold, not how it ranks the pairs."
 )
 
 
@@ -193,13 +202,12 @@ def _direction(metric: str) -> str:
 
 
 def _selection_mark(every: int, none: int, ok: int) -> str:
-    """`` [every pair]``, `` [no pair 2/4]``, ...: the learner's edge decisions."""
-    parts = [
-        f"[{word}]" if count == ok else f"[{word} {count}/{ok}]"
+    """``every pair``, ``no pair 2/4``, ...: the learner's edge decisions."""
+    return ", ".join(
+        word if count == ok else f"{word} {count}/{ok}"
         for count, word in ((every, "every pair"), (none, "no pair"))
         if count
-    ]
-    return " " + " ".join(parts) if parts else ""
+    )
 
 
 def _selection_marks(selection: pd.DataFrame | None) -> dict[str, str]:
@@ -212,6 +220,18 @@ def _selection_marks(selection: pd.DataFrame | None) -> dict[str, str]:
         )
         for row in selection.to_dict("records")
     }
+
+
+def _with_edges_column(table: pd.DataFrame, marks: list[str]) -> list[str]:
+    """Insert the ``edges`` column after ``learner`` when some learner has a mark.
+
+    A column of its own, not a suffix of the name: the learner column stays the
+    key of the table (CSV exports are joined and merged on it).
+    """
+    if not any(marks):
+        return []
+    table.insert(list(table.columns).index("learner") + 1, _EDGES, marks)
+    return [_SELECTION_NOTE]
 
 
 _INTERVAL = re.compile(r"(-?\d+\.\d+) \((-?\d+\.\d+)(?:\u2013| to )(-?\d+\.\d+)\)")
@@ -244,10 +264,11 @@ def leaderboard_table(board: pd.DataFrame) -> Table:
     Returns
     -------
     Table
-        Grouped by its grouping columns; per learner (marked ``[every pair]`` or
-        ``[no pair]`` when its fits there selected every pair, or none) its
-        position (``no data`` without a value, with a footnote ``[1]`` giving
-        the reason when its fits succeeded), mean rank and mean metric with
+        Grouped by its grouping columns; per learner (with an ``edges`` column,
+        ``every pair`` or ``no pair``, when some learner's fits there selected
+        every pair, or none) its position (``no data`` without a value, with a
+        footnote ``[1]`` giving the reason when its fits succeeded), mean rank
+        and mean metric with
         intervals (marked with :data:`THIN_MARK` over fewer than
         ``MIN_REPEATS`` repeats), the fits that did not finish and the
         learners it is tied with. Its notes explain the marks, the reasons and
@@ -273,16 +294,17 @@ def leaderboard_table(board: pd.DataFrame) -> Table:
     table = format_leaderboard(board)
     by = list(board.attrs.get("by", ("generator",)))
     interval = f"({100 * board.attrs.get('confidence', 0.95):g}% CI)"
-    if "n_every_pair" in board:
-        marks = [
+    marks = (
+        [
             _selection_mark(*counts)
             for counts in zip(
                 board["n_every_pair"], board["n_no_pair"], board["n_ok"], strict=True
             )
         ]
-        table["learner"] = table["learner"] + marks
-    else:
-        marks = []
+        if "n_every_pair" in board
+        else []
+    )
+    selection_note = _with_edges_column(table, marks)
     # A reason can be long (a solver's message): a footnote keeps the row one line.
     reasons: dict[str, int] = {}
     positions = []
@@ -297,12 +319,11 @@ def leaderboard_table(board: pd.DataFrame) -> Table:
     notes += _interval_notes(
         table[intervals].to_numpy().ravel(), board.get("n_repeats", ())
     )
-    if any(marks):
-        notes.append(_SELECTION_NOTE)
+    notes += selection_note
     result = _from_frame(
         table,
         by,
-        wrap=("learner", "tied with"),
+        wrap=("learner", _EDGES, "tied with"),
         headers={f"{metric} {interval}": f"{_label(metric)} {interval}"},
         caption=f"Learners by mean rank of {_label(metric)} ({_direction(metric)}).",
     )
@@ -352,17 +373,18 @@ def rank_shift_table(
     axis = shift.attrs.get("axis", "generator")
     table = format_rank_shift(shift)
     marks = _selection_marks(selection)
-    table["learner"] = [name + marks.get(name, "") for name in table["learner"]]
+    selection_note = _with_edges_column(
+        table, [marks.get(name, "") for name in table["learner"]]
+    )
     gains = [c for c in table.columns if c.startswith("mean-rank gain")]
     notes = _interval_notes(
         table[gains].to_numpy().ravel(), shift.get("n_repeats", ())
     )
-    if any(marks.get(name) for name in shift["learner"]):
-        notes.append(_SELECTION_NOTE)
+    notes += selection_note
     result = _from_frame(
         table,
         list(shift.attrs.get("by", ())),
-        wrap=("learner",),
+        wrap=("learner", _EDGES),
         headers={metric: _label(metric)},
         caption=f"{_label(metric)} rank of each learner {_under(axis, source)} "
         f"\u2192 {_under(axis, target)} ({_direction(metric)}).",
@@ -416,7 +438,10 @@ def critical_difference_table(
         first = part.iloc[0]
         ranked = part[part["mean_rank"].notna()]
         ranked = ranked.assign(
-            learner=[name + marks.get(name, "") for name in ranked["learner"]]
+            learner=[
+                f"{name} [{marks[name]}]" if marks.get(name) else name
+                for name in ranked["learner"]
+            ]
         )
         best, worse, close = _best_and_others(ranked)
         rows.append(
@@ -443,7 +468,11 @@ def critical_difference_table(
         "with its mean rank; 'worse' is compared with the best.",
     )
     shown = set(cd.loc[cd["mean_rank"].notna(), "learner"])
-    notes = (_SELECTION_NOTE,) if any(marks.get(n) for n in shown) else ()
+    notes = (
+        (_SELECTION_LIST_NOTE,)
+        if any(marks.get(n) for n in shown)
+        else ()
+    )
     return replace(result, notes=notes)
 
 

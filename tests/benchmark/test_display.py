@@ -1,5 +1,6 @@
 """skggm_bench.benchmark._display: the findings and tables of the CLI and report."""
 
+import io
 import re
 
 import numpy as np
@@ -248,13 +249,25 @@ def test_a_learner_selecting_every_pair_is_marked_in_every_table():
     )
     analysis = analyse(frame, "f1", n_bootstrap=100)
     tables = dict(report_tables(analysis))
-    for name in ("leaderboard", "leaderboard_overall", "critical_differences",
-                 "rank_shift_generator_DD_TO"):  # fmt: skip
+    for name in ("leaderboard", "leaderboard_overall", "rank_shift_generator_DD_TO"):
+        table = tables[name]
+        edges = table.columns.index("edges")
+        assert table.columns[edges - 1] == "learner"
+        marked = {row[edges - 1]: row[edges] for row in table.rows}
+        assert marked == {"a": "", "b": "", "c": "every pair"}, name
+        assert any(note.startswith('edges "every pair"') for note in table.notes)
         for format in ("text", "markdown", "latex"):
-            text = format_table(tables[name], format)
-            assert "c [every pair]" in text, (name, format)
-            assert "a [every pair]" not in text
-    assert "c [every pair]" in text_report(analysis)
+            text = format_table(table, format)
+            lines = [line for line in text.splitlines()
+                     if re.search(r"(^|[|&] )c( [|&]|  )", line)]  # fmt: skip
+            assert lines and all("every pair" in line for line in lines), text
+        # The learner column stays the key of a CSV export.
+        csv = pd.read_csv(io.StringIO(format_table(table, "csv")))
+        assert set(csv["learner"]) == {"a", "b", "c"}
+    for format in ("text", "markdown", "latex"):
+        text = format_table(tables["critical_differences"], format)
+        assert "c [every pair] (3.00)" in text and "a [every" not in text
+    assert "every pair" in text_report(analysis).split("Leaderboard by F1")[1]
 
 
 def test_a_long_no_data_reason_is_a_footnote_not_a_wrapped_table():
