@@ -70,7 +70,7 @@ _THIN_NOTE = (
     "here): n repeats give only C(2n - 1, n) distinct bootstrap resamples (35 at "
     "n = 4), too few to put 2.5% in each tail, so its bounds are the extreme "
     "resamples rather than a 95% interval. Read it as the range seen; no "
-    "difference it shows is called significant (\"too few (n = 3)\")."
+    "difference it shows is called significant (\"too few\" in a table)."
 )
 _DEGENERATE_NOTE = (
     "An interval of zero width, such as {example}, means that every resampled set "

@@ -212,7 +212,7 @@ def format_rank_shift(shift: pd.DataFrame, decimals: int = 2) -> pd.DataFrame:
         ``"no data"``), ``mean-rank gain (95% CI)`` (as :func:`format_interval`,
         or ``"no data"``; followed by :data:`THIN_MARK` over fewer than
         ``MIN_REPEATS`` paired repeats), ``significant`` (``"yes"``/``"no"``;
-        never ``"yes"`` without data; ``"too few (n = 3)"`` over fewer
+        never ``"yes"`` without data; ``"too few"`` over fewer
         than ``MIN_REPEATS`` paired repeats), ``<metric>`` (mean metric,
         ``"from → to"``) and ``failed`` (failed fits, ``"from → to"``).
         ``table.attrs`` is ``shift.attrs``.
@@ -230,7 +230,7 @@ def format_rank_shift(shift: pd.DataFrame, decimals: int = 2) -> pd.DataFrame:
     ...     for name, f1 in scores.items()]
     >>> table = format_rank_shift(rank_shift(pd.DataFrame(rows), "f1", "DD", "TO"))
     >>> table.iloc[0, 1:6].tolist()
-    ['b', '2 → 1', '+1', '+1.00 (1.00–1.00)†', 'too few (n = 4)']
+    ['b', '2 → 1', '+1', '+1.00 (1.00–1.00)†', 'too few']
     >>> table.iloc[0, 6:].tolist()
     ['0.10 → 0.80', '0 → 0']
     """
@@ -260,7 +260,7 @@ def format_rank_shift(shift: pd.DataFrame, decimals: int = 2) -> pd.DataFrame:
         )
     ]
     table["significant"] = [
-        f"too few (n = {int(n)})"
+        "too few"
         if _thin(n) and compared == "compared"
         else _yes_no(flag)
         for flag, n, compared in zip(

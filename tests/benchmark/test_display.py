@@ -203,7 +203,7 @@ def test_thin_evidence_is_marked_and_never_called_significant():
     assert any(note.startswith("An interval of zero width, such as 1.00 (1.00–1.00)")
                for note in board.notes)  # fmt: skip
     shift = rank_shift_table(analysis.comparisons[0].shift)
-    assert {row[5] for row in shift.rows} == {"too few (n = 3)"}
+    assert {row[5] for row in shift.rows} == {"too few"}
     assert evidence_line(analysis).startswith(
         "Every interval is a 95% bootstrap interval over n = 3 repeats"
     )
