@@ -244,6 +244,13 @@ def test_failures_grouped_by_message_with_counts(tmp_path, monkeypatch):
         "pls (2)",
         f"{TO} (2)",
     ]
+    # The failure rate of each learner, a column per generator, before the messages.
+    start = cells.index("learner", cells.index("all") - 3)
+    assert cells[start : start + 4] == ["learner", f"under {DD}", f"under {TO}", "all"]
+    rates = {cells[i]: cells[i + 1 : i + 4] for i in range(start + 4, start + 4 * 5, 4)}
+    assert rates["pls"] == ["0/16 (0%)", "2/16 (12%)", "2/32 (6%)"]
+    assert rates["lasso"] == ["3/16 (19%)", "0/16 (0%)", "3/32 (9%)"]
+    assert (tmp_path / "tables" / "failure_rates.csv").is_file()
 
 
 def test_report_without_matplotlib_still_has_the_tables(tmp_path, monkeypatch):
