@@ -1644,10 +1644,17 @@ def evidence_line(analysis: Analysis) -> str:
     if repeats[0] < 2:
         return line + ": with a single repeat no interval can be estimated."
     if repeats[0] < MIN_REPEATS:
-        return line + (
+        line += (
             f". Fewer than {MIN_REPEATS} repeats cannot resolve a 95% interval: "
             f"such intervals are marked {THIN_MARK}, and no difference they show is "
-            "called significant."
+            "called significant"
+        )
+    board = analysis.board
+    if (board["rank_low"] == board["rank_high"]).any():
+        line += (
+            ". An interval of zero width, such as 1.00 (1.00\u20131.00), means that "
+            "every resampled set of repeats gave the same value: the repeats agree, "
+            "which is not certainty"
         )
     return line + "."
 

@@ -207,6 +207,9 @@ def test_thin_evidence_is_marked_and_never_called_significant():
     assert evidence_line(analysis).startswith(
         "Every interval is a 95% bootstrap interval over n = 3 repeats"
     )
+    assert "An interval of zero width, such as 1.00 (1.00–1.00)" in evidence_line(
+        analysis
+    )
     # Five repeats: the old wording, no mark.
     enough = analyse(
         _study(UNCHANGED | {"TO": {"a": 0.3, "b": 0.5, "c": 0.8}}, repeats=5),
