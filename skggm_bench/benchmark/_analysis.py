@@ -114,41 +114,35 @@ def complete_blocks(
     [[2, 1, 1]]
     """
     group_columns = list(group_columns)
-    block = block_columns(frame)
-    valid = (frame["status"] == OK) & frame[metric].notna()
     # Integer keys: NaN grid values (a family's default density) are values too.
     group = (
         frame.groupby(group_columns, dropna=False).ngroup()
         if group_columns
         else pd.Series(0, index=frame.index)
     )
-    keys = frame.assign(_group=group, _valid=valid, _block=frame.groupby(
-        block, dropna=False).ngroup())
-    with_value = keys[keys["_valid"]]
-    sides = (
-        with_value.groupby(["_group", "learner"])[axis].nunique()
-        if axis is not None
-        else with_value.groupby(["_group", "learner"]).size().clip(upper=1)
+    keys = frame.assign(
+        _group=group,
+        _valid=(frame["status"] == OK) & frame[metric].notna(),
+        _block=frame.groupby(block_columns(frame), dropna=False).ngroup(),
     )
-    levels = (
-        keys.groupby("_group")[axis].nunique()
-        if axis is not None
-        else pd.Series(1, index=keys["_group"].unique())
-    )
-    compared = sides[sides.to_numpy() == levels.reindex(
-        sides.index.get_level_values("_group")).to_numpy()]
-    taking_part = pd.MultiIndex.from_frame(keys[["_group", "learner"]]).isin(
-        compared.index
-    )
-    kept = keys[taking_part]
+    pairs = pd.MultiIndex.from_frame(keys[["_group", "learner"]])
+    with_value = keys[keys["_valid"]].groupby(["_group", "learner"])
+    # Per (group, learner) with a value: on how many sides; per group: how many
+    # sides there are (1 for a leaderboard).
+    if axis is None:
+        sides = with_value.size().clip(upper=1)
+        levels = pd.Series(1, index=keys["_group"].unique())
+    else:
+        sides = with_value[axis].nunique()
+        levels = keys.groupby("_group")[axis].nunique()
+    needed = levels.reindex(sides.index.get_level_values("_group")).to_numpy()
+    compared = sides[sides.to_numpy() == needed]
+    kept = keys[pairs.isin(compared.index)]
     n_compared = kept.groupby("_group")["learner"].transform("nunique")
     n_valid = kept.groupby("_block")["_valid"].transform("sum")
     complete = kept[n_valid == n_compared]
     # Gaps: blocks where a learner with a value anywhere in the group has none.
-    present = pd.MultiIndex.from_frame(keys[["_group", "learner"]]).isin(
-        sides.index
-    )
-    anywhere = keys[present]
+    anywhere = keys[pairs.isin(sides.index)]
     n_present = anywhere.groupby("_group")["learner"].transform("nunique")
     valid_here = anywhere.groupby("_block")["_valid"].transform("sum")
     gap = (valid_here > 0) & (valid_here < n_present)
@@ -217,8 +211,8 @@ class Comparison:
         The same on the complete blocks (:func:`complete_blocks`); None when no
         block is complete on both sides.
     blocks : pandas.DataFrame
-        Per group of the comparison (both sides together): ``n_blocks`` and
-        ``n_complete``, as :func:`complete_blocks`.
+        Per group of the comparison (both sides together): ``n_blocks``,
+        ``n_gaps`` and ``n_complete``, as :func:`complete_blocks`.
     """
 
     axis: str
@@ -262,8 +256,8 @@ class Analysis:
         :attr:`overall` on the complete blocks (:func:`complete_blocks`); None
         when no block is complete.
     overall_blocks, cd_blocks : pandas.DataFrame
-        Per group of :attr:`overall` and of :attr:`cd`: ``n_blocks`` and
-        ``n_complete``.
+        Per group of :attr:`overall` and of :attr:`cd`: ``n_blocks``, ``n_gaps``
+        and ``n_complete``, as :func:`complete_blocks`.
     failures : pandas.DataFrame
         :func:`failure_rates`.
     """

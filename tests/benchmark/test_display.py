@@ -295,3 +295,43 @@ def test_a_long_no_data_reason_is_a_footnote_not_a_wrapped_table():
         "[1] no data: no loss: covariance_ and precision_ disagree"
     )
     assert max(len(line) for line in lines) <= 100
+
+
+def test_complete_blocks_counted_by_hand():
+    from skggm_bench.benchmark._analysis import complete_blocks
+
+    rows = []
+    for generator in ("DD", "TO"):
+        for density in (0.1, np.nan):
+            for repeat in range(3):
+                for learner in "abc":
+                    where = (generator, density == 0.1, repeat, learner)
+                    if where == ("TO", False, 1, "a"):
+                        continue  # missing row
+                    failed = where == ("DD", True, 0, "c") or (
+                        generator == "TO" and density == 0.1 and learner == "b"
+                    )
+                    rows.append(dict(
+                        generator=generator, n_features=10, density=density,
+                        n_samples=50, repeat=repeat, learner=learner,
+                        f1=np.nan if failed else 0.5,
+                        status="failed" if failed else "ok"))  # fmt: skip
+    frame = pd.DataFrame(rows)
+    _, blocks = complete_blocks(frame, "f1", ["generator", "density"])
+    counts = {
+        (g, -1 if np.isnan(d) else d): (n, gaps, complete)
+        for g, d, n, gaps, complete in blocks.itertuples(index=False)
+    }
+    assert counts == {
+        ("DD", 0.1): (3, 1, 2),  # c failed in repeat 0
+        ("DD", -1): (3, 0, 3),  # the family's default density (NaN) is a group
+        ("TO", 0.1): (3, 0, 3),  # b never has a value there: not compared
+        ("TO", -1): (3, 1, 2),  # a missing in repeat 1
+    }
+    rows, blocks = complete_blocks(frame, "f1", ["density"], axis="generator")
+    at = blocks.set_index(blocks.density.fillna(-1))
+    # density 0.1: a and c are compared (b only under DD); b's TO failures and c's
+    # DD failure are gaps; 5 blocks have values of both a and c.
+    assert at.loc[0.1, ["n_blocks", "n_gaps", "n_complete"]].tolist() == [6, 4, 5]
+    assert at.loc[-1, ["n_blocks", "n_gaps", "n_complete"]].tolist() == [6, 1, 5]
+    assert set(rows[rows.density == 0.1].learner) == {"a", "c"}
