@@ -167,7 +167,7 @@ def _add_leaderboard(commands: Any) -> None:
         type=tie_tolerance,
         metavar="REL",
         help="relative difference within which two values rank as a tie "
-        "(default: the study file's tie_tolerance, else 1e-6)",
+        "(default: the study file's tie_tolerance, else 1e-4)",
     )
     board.add_argument(
         "--by",
@@ -213,7 +213,7 @@ def _add_report(commands: Any) -> None:
         type=tie_tolerance,
         metavar="REL",
         help="relative difference within which two values rank as a tie "
-        "(default: the study file's tie_tolerance, else 1e-6)",
+        "(default: the study file's tie_tolerance, else 1e-4)",
     )
 
 

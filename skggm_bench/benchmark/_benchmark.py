@@ -684,7 +684,7 @@ class BenchmarkResult:
         Path of the store the rows live in, or None for an in-memory run.
     n_computed : int
         Number of rows computed by this run (the others were already stored).
-    tie_tolerance : float, default=1e-6
+    tie_tolerance : float, default=1e-4
         The study's tie tolerance: the default of :meth:`leaderboard`.
 
     Attributes
@@ -925,7 +925,7 @@ default=None
         :func:`~skggm_bench.benchmark.results.store.merge_stores` joins them into the
         store of one uninterrupted run. The shard is not part of the study: all
         k stores hold the same study. ``run`` returns the rows of its store.
-    tie_tolerance : float, default=1e-6
+    tie_tolerance : float, default=1e-4
         Relative difference within which two values of a metric in one block
         rank as a tie (:func:`skggm_bench.benchmark.analysis.leaderboard.leaderboard`);
         the default of :meth:`BenchmarkResult.leaderboard`. It changes no row,

@@ -24,7 +24,7 @@ which then means the graph family's own default density)::
     random_state = 0               # the whole study follows from this seed
     timeout = 300                  # seconds per fit (and per draw)
     memory_limit = 4294967296      # bytes each fit may allocate (optional)
-    tie_tolerance = 1e-6           # relative difference that ranks as a tie
+    tie_tolerance = 1e-4           # relative difference that ranks as a tie
 
     [graph_params]                 # extra parameters of the graph family (optional;
                                    # only with a single graph)

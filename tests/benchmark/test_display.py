@@ -1,5 +1,6 @@
 """benchmark.present._display: the findings and tables of the CLI and report."""
 
+import io
 import re
 
 import numpy as np
@@ -8,6 +9,8 @@ import pandas as pd
 from skggm_bench.benchmark.analysis._analysis import analyse
 from skggm_bench.benchmark.present._display import (
     Table,
+    evidence_line,
+    failure_rate_table,
     findings,
     leaderboard_table,
     rank_shift_table,
@@ -63,9 +66,13 @@ def test_no_data_reads_as_words_never_as_python_values():
 def test_findings_say_where_nothing_could_be_ranked():
     sentences = findings(analyse(frame_with_a_hopeless_cell(), "f1", n_bootstrap=100))
     assert "Under DD, a ranks first by F1 over the whole grid" in sentences[0]
-    assert sentences[-2].startswith(
+    assert sentences[-3].startswith(
         "16 of 72 fits did not finish (22.2%): 16 failed. The most frequent "
         "message (16 fits; c (8), a (4), b (4)): \u201cValueError: not chordal\u201d"
+    )
+    assert sentences[-2].startswith(
+        "Failure rates by generator: under DD 0% (0 of 36 fits); under TO 44% (16 "
+        "of 36 fits: c 67% (8 of 12), a 33% (4 of 12), b 33% (4 of 12))."
     )
     assert sentences[-1] == (
         "Without any successful fit, and so without a position: c under TO, "
@@ -94,3 +101,237 @@ def test_text_report_is_readable_at_100_columns():
     headings = [line for line in text.splitlines() if re.fullmatch(r"=+", line)]
     assert len(headings) == 6  # findings, leaderboard, CD, shift, agreement, failures
     assert not ARTEFACT.search(text.replace("NaN", ""))
+
+
+# --------------------------------------------------------------------------------------
+# Issue 28: failures told apart from recovery, thin evidence, wording, marks
+# --------------------------------------------------------------------------------------
+
+
+def _study(scores, *, fails=lambda generator, learner, repeat: False, repeats=6,
+           message=lambda learner: "", metric="f1"):  # fmt: skip
+    """Two generators; ``scores[generator][learner]`` plus a little noise."""
+    rng = np.random.RandomState(0)
+    rows = []
+    for generator, by_learner in scores.items():
+        for repeat in range(repeats):
+            for learner, score in by_learner.items():
+                failed = fails(generator, learner, repeat)
+                rows.append(
+                    dict(
+                        generator=generator, n_features=10, density=0.1,
+                        n_samples=50, repeat=repeat, learner=learner,
+                        status="failed" if failed else "ok",
+                        message="ValueError: boom" if failed else message(learner),
+                        **{metric: np.nan if failed else score + 0.01 * rng.rand()},
+                    )
+                )  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+UNCHANGED = {"DD": {"a": 0.8, "b": 0.5, "c": 0.3}, "TO": {"a": 0.8, "b": 0.5, "c": 0.3}}
+
+
+def test_a_rise_made_by_another_learners_failures_is_not_a_change_of_the_learner():
+    # a fails in every TO fit: b and c "rise" by one place with their F1 unchanged.
+    frame = _study(UNCHANGED, fails=lambda g, learner, r: g == "TO" and learner == "a")
+    analysis = analyse(frame, "f1", n_bootstrap=200)
+    shift = analysis.comparisons[0].shift.set_index("learner")
+    assert shift.loc["b", "places_gained"] == 1 and shift.loc["b", "significant"]
+    complete = analysis.comparisons[0].complete_shift.set_index("learner")
+    assert complete.loc["b", "rank_gain"] == 0 and not complete.loc["b", "significant"]
+    sentences = [s for s in findings(analysis) if s.startswith("By F1")]
+    assert {s.split(", ")[1].split()[0] for s in sentences} == {"b", "c"}
+    for sentence in sentences:
+        assert "significant change" not in sentence
+        assert "6 of 12 blocks hold a fit without a value" in sentence
+        assert (
+            "the shift comes from other learners' failed fits, not from a change"
+            in sentence
+        )
+    assert any(s.startswith("Failure rates by generator: under DD 0% (0 of 18 fits); "
+                            "under TO 33% (6 of 18 fits: a 100% (6 of 6))")
+               for s in findings(analysis))  # fmt: skip
+
+
+def test_a_fall_made_by_the_learners_own_failures_says_so():
+    # a fails in 2 of 6 TO fits; where it succeeds it still ranks first.
+    frame = _study(
+        UNCHANGED, fails=lambda g, learner, r: g == "TO" and learner == "a" and r < 2
+    )
+    analysis = analyse(frame, "f1", n_bootstrap=200)
+    (sentence,) = [s for s in findings(analysis) if ", a keeps the 1st place" in s]
+    assert "its mean rank worsens by 0.67" in sentence
+    assert "on the 10 blocks where every compared learner has a value" in sentence
+    assert sentence.endswith(
+        "the shift comes from failed fits, a's own among them (2 under TO), not "
+        "from a change of a."
+    )
+    # The failure-rate table has a column per generator.
+    table = failure_rate_table(frame)
+    assert table.columns == ["learner", "under DD", "under TO", "all"]
+    assert table.rows[0] == ["a", "0/6 (0%)", "2/6 (33%)", "2/12 (17%)"]
+
+
+def test_a_winner_that_leads_only_through_failures_is_named_so():
+    scores = {"DD": {"a": 0.8, "b": 0.5}, "TO": {"a": 0.8, "b": 0.5}}
+    # Under TO, a beats b where both succeed, but b "wins" because a fails 4 of 6.
+    scores["TO"] = {"a": 0.8, "b": 0.5}
+    frame = _study(scores, fails=lambda g, learner, r: g == "TO" and learner == "a"
+                   and r < 4)  # fmt: skip
+    (sentence,) = [s for s in findings(analyse(frame, "f1", n_bootstrap=200))
+                   if s.startswith("Under TO")]  # fmt: skip
+    assert sentence.startswith("Under TO, b ranks first")
+    assert "4 of 6 blocks hold a fit without a value" in sentence
+    assert "a ranks first instead" in sentence
+    assert "the lead above comes from failed fits" in sentence
+
+
+def test_thin_evidence_is_marked_and_never_called_significant():
+    frame = _study(UNCHANGED | {"TO": {"a": 0.3, "b": 0.5, "c": 0.8}}, repeats=3)
+    analysis = analyse(frame, "f1", n_bootstrap=200)
+    sentences = findings(analysis)
+    text = " ".join(sentences)
+    assert "significant" not in text.replace("significantly", "")
+    assert "significantly better" not in text
+    assert "too few repeats to tell (n = 3)" in text
+    assert "\u2020" in text
+    board = leaderboard_table(analysis.board)
+    assert all(row[4].endswith("\u2020") for row in board.rows)
+    assert any("fewer than 5 repeats (n = 3 here)" in note for note in board.notes)
+    # "1.00 (1.00–1.00)" is explained.
+    assert any(note.startswith("An interval of zero width, such as 1.00 (1.00–1.00)")
+               for note in board.notes)  # fmt: skip
+    shift = rank_shift_table(analysis.comparisons[0].shift)
+    assert {row[5] for row in shift.rows} == {"too few"}
+    assert evidence_line(analysis).startswith(
+        "Every interval is a 95% bootstrap interval over n = 3 repeats"
+    )
+    assert "An interval of zero width, such as 1.00 (1.00–1.00)" in evidence_line(
+        analysis
+    )
+    # Five repeats: the old wording, no mark.
+    enough = analyse(
+        _study(UNCHANGED | {"TO": {"a": 0.3, "b": 0.5, "c": 0.8}}, repeats=5),
+        "f1", n_bootstrap=200,
+    )  # fmt: skip
+    text = " ".join(findings(enough))
+    assert "a significant change" in text and "\u2020" not in text
+
+
+def test_a_shared_first_place_names_every_learner_and_its_numbers():
+    same = {"a": 0.8, "b": 0.8, "c": 0.3}
+    frame = _study({"DD": same, "TO": same})
+    frame.loc[frame.learner == "b", "f1"] = frame.loc[frame.learner == "a", "f1"].values
+    (sentence, *_) = findings(analyse(frame, "f1", n_bootstrap=200))
+    assert sentence.startswith(
+        "Under DD, a and b share the first place by F1 over the whole grid (a: mean "
+        "rank 1.50 (1.50–1.50), mean F1 "
+    )
+    assert "; b: mean rank 1.50 (1.50–1.50), mean F1" in sentence
+    assert " its " not in sentence
+    assert sentence.endswith("no other learner's rank interval overlaps theirs.")
+
+
+def test_the_edge_decision_finding_only_where_edges_are_ranked():
+    def every(learner):
+        return "selected every pair" if learner == "c" else ""
+
+    for metric, shown in (("f1", True), ("roc_auc", False), ("kl_divergence", False)):
+        frame = _study(UNCHANGED, message=every, metric=metric)
+        text = " ".join(findings(analyse(frame, metric, n_bootstrap=100)))
+        assert ("Edge decisions that say little" in text) is shown, metric
+
+
+def test_a_learner_selecting_every_pair_is_marked_in_every_table():
+    from skggm_bench.benchmark.present._display import report_tables
+    from skggm_bench.benchmark.present._table_formats import format_table
+
+    frame = _study(
+        UNCHANGED, message=lambda learner: "selected every pair" * (learner == "c")
+    )
+    analysis = analyse(frame, "f1", n_bootstrap=100)
+    tables = dict(report_tables(analysis))
+    for name in ("leaderboard", "leaderboard_overall", "rank_shift_generator_DD_TO"):
+        table = tables[name]
+        edges = table.columns.index("edges")
+        assert table.columns[edges - 1] == "learner"
+        marked = {row[edges - 1]: row[edges] for row in table.rows}
+        assert marked == {"a": "", "b": "", "c": "every pair"}, name
+        assert any(note.startswith('edges "every pair"') for note in table.notes)
+        for format in ("text", "markdown", "latex"):
+            text = format_table(table, format)
+            lines = [line for line in text.splitlines()
+                     if re.search(r"(^|[|&] )c( [|&]|  )", line)]  # fmt: skip
+            assert lines and all("every pair" in line for line in lines), text
+        # The learner column stays the key of a CSV export.
+        csv = pd.read_csv(io.StringIO(format_table(table, "csv")))
+        assert set(csv["learner"]) == {"a", "b", "c"}
+    for format in ("text", "markdown", "latex"):
+        text = format_table(tables["critical_differences"], format)
+        assert "c [every pair] (3.00)" in text and "a [every" not in text
+    assert "every pair" in text_report(analysis).split("Leaderboard by F1")[1]
+
+
+def test_a_long_no_data_reason_is_a_footnote_not_a_wrapped_table():
+    reason = (
+        "no loss: covariance_ and precision_ disagree (max |covariance_ @ "
+        "precision_ - I| = 0.0707, tolerance 0.02) because the solver stopped "
+        "early on a badly conditioned problem and returned its last iterate"
+    )
+    frame = _study(UNCHANGED, metric="kl_divergence")
+    bad = frame.learner == "c"
+    frame.loc[bad, "kl_divergence"] = np.nan
+    frame.loc[bad, "message"] = f"kl_divergence undefined: {reason}"
+    analysis = analyse(frame, "kl_divergence", n_bootstrap=100)
+    table = leaderboard_table(analysis.board)
+    text = text_table(table, width=100)
+    lines = text.splitlines()
+    # One line per learner: header, 3 rows, per generator.
+    block = lines[: lines.index("")]
+    assert len(block) == 5, block
+    assert "no data [1]" in block[-1]
+    assert table.notes[0].startswith(
+        "[1] no data: no loss: covariance_ and precision_ disagree"
+    )
+    assert max(len(line) for line in lines) <= 100
+
+
+def test_complete_blocks_counted_by_hand():
+    from skggm_bench.benchmark.analysis._analysis import complete_blocks
+
+    rows = []
+    for generator in ("DD", "TO"):
+        for density in (0.1, np.nan):
+            for repeat in range(3):
+                for learner in "abc":
+                    where = (generator, density == 0.1, repeat, learner)
+                    if where == ("TO", False, 1, "a"):
+                        continue  # missing row
+                    failed = where == ("DD", True, 0, "c") or (
+                        generator == "TO" and density == 0.1 and learner == "b"
+                    )
+                    rows.append(dict(
+                        generator=generator, n_features=10, density=density,
+                        n_samples=50, repeat=repeat, learner=learner,
+                        f1=np.nan if failed else 0.5,
+                        status="failed" if failed else "ok"))  # fmt: skip
+    frame = pd.DataFrame(rows)
+    _, blocks = complete_blocks(frame, "f1", ["generator", "density"])
+    counts = {
+        (g, -1 if np.isnan(d) else d): (n, gaps, complete)
+        for g, d, n, gaps, complete in blocks.itertuples(index=False)
+    }
+    assert counts == {
+        ("DD", 0.1): (3, 1, 2),  # c failed in repeat 0
+        ("DD", -1): (3, 0, 3),  # the family's default density (NaN) is a group
+        ("TO", 0.1): (3, 0, 3),  # b never has a value there: not compared
+        ("TO", -1): (3, 1, 2),  # a missing in repeat 1
+    }
+    rows, blocks = complete_blocks(frame, "f1", ["density"], axis="generator")
+    at = blocks.set_index(blocks.density.fillna(-1))
+    # density 0.1: a and c are compared (b only under DD); b's TO failures and c's
+    # DD failure are gaps; 5 blocks have values of both a and c.
+    assert at.loc[0.1, ["n_blocks", "n_gaps", "n_complete"]].tolist() == [6, 4, 5]
+    assert at.loc[-1, ["n_blocks", "n_gaps", "n_complete"]].tolist() == [6, 1, 5]
+    assert set(rows[rows.density == 0.1].learner) == {"a", "c"}

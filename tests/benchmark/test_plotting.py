@@ -4,6 +4,7 @@ Rendering uses the non-interactive Agg backend; figures are checked through thei
 artists (line data, labels, titles) and by writing real PNG files.
 """
 
+import itertools
 import re
 import sys
 
@@ -24,6 +25,7 @@ from skggm_bench.benchmark.analysis.leaderboard import (
 from skggm_bench.benchmark.present.plotting import (
     plot_critical_difference,
     plot_curves,
+    plot_difficulty,
     plot_leaderboard,
     plot_rank_shift,
     plot_results,
@@ -387,3 +389,40 @@ def test_every_figure_names_every_learner_and_no_bare_symbols():
         # No mark glued to a name (such as "lasso=") that the figure leaves
         # unexplained; "p = 30" or "CD = 1.35" are sentences, not marks.
         assert re.search(r"\w=", words) is None, words
+
+
+@pytest.mark.parametrize("low, high", [(0.03, 0.8), (0.01, 0.25), (1e-4, 0.8)])
+def test_difficulty_axis_labels_never_overlap(low, high):
+    """A log axis over one to two decades: matplotlib labelled its minor ticks
+    (2x10^-2, 3x10^-2, ...) and the labels ran into each other (issue 28)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    rows = [
+        dict(generator=f"Generator{g}", learner=learner, density=0.1, n_features=10,
+             n_samples=50, repeat=r, min_edge_partial_correlation=x,
+             f1=0.1 * (r % 7), status="ok")
+        for g in range(3)
+        for r, x in enumerate(np.geomspace(low, high, 8))
+        for learner in "ab"
+    ]  # fmt: skip
+    fig = plot_difficulty(pd.DataFrame(rows))
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    for ax in fig.axes:
+        assert ax.get_xscale() == "log"
+        lo, hi = ax.get_xlim()
+        labels = sorted(
+            (
+                label
+                for label in ax.get_xticklabels() + ax.get_xticklabels(minor=True)
+                if label.get_text() and lo <= label.get_position()[0] <= hi
+            ),
+            key=lambda label: label.get_position()[0],
+        )
+        assert len(labels) >= 2
+        boxes = [label.get_window_extent(renderer) for label in labels]
+        for left, right in itertools.pairwise(boxes):
+            assert left.x1 < right.x0, [label.get_text() for label in labels]
+        # Plain numbers, not 2x10^-2.
+        assert not any("times" in label.get_text() for label in labels)

@@ -179,12 +179,15 @@ def test_findings_state_the_numbers_with_their_intervals(tmp_path, monkeypatch):
     shift = rank_shift(frame, "f1", DD, TO, n_bootstrap=300)
     glasso = shift[(shift.learner == "glasso") & (shift.density == 0.05)].iloc[0]
     worse = format_interval(
-        -glasso.rank_gain, -glasso.rank_gain_high, -glasso.rank_gain_low
+        -glasso.rank_gain, -glasso.rank_gain_high, -glasso.rank_gain_low, thin=True
     )
+    # Four repeats: the interval is marked, and no change is called significant.
     assert (
         f"glasso falls from 1st under {DD} to 3rd under {TO}; its mean rank worsens "
-        f"by {worse}, a significant change." in page
+        f"by {worse}, too few repeats to tell (n = 4)." in page
     )
+    assert "significant change" not in page
+    assert "over n = 4 repeats" in page  # the header says what carries the intervals
     assert f"Kendall&#39;s tau between the learner orderings under {DD}" in page
     assert "Friedman tests at level 0.05: the learners&#39; mean ranks differ" in page
     assert "2 of 96 fits did not finish (2.1%): 2 failed." in page
@@ -242,6 +245,13 @@ def test_failures_grouped_by_message_with_counts(tmp_path, monkeypatch):
         "pls (2)",
         f"{TO} (2)",
     ]
+    # The failure rate of each learner, a column per generator, before the messages.
+    start = cells.index("learner", cells.index("all") - 3)
+    assert cells[start : start + 4] == ["learner", f"under {DD}", f"under {TO}", "all"]
+    rates = {cells[i]: cells[i + 1 : i + 4] for i in range(start + 4, start + 4 * 5, 4)}
+    assert rates["pls"] == ["0/16 (0%)", "2/16 (12%)", "2/32 (6%)"]
+    assert rates["lasso"] == ["3/16 (19%)", "0/16 (0%)", "3/32 (9%)"]
+    assert (tmp_path / "tables" / "failure_rates.csv").is_file()
 
 
 def test_report_without_matplotlib_still_has_the_tables(tmp_path, monkeypatch):

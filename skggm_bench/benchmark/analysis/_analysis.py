@@ -2,9 +2,21 @@
 
 :func:`analyse` computes what both front ends show -- leaderboards, critical
 differences, rank shifts and generator agreement (from
-:mod:`~skggm_bench.benchmark.analysis.leaderboard`), and which learners selected
-every pair or none -- into an :class:`Analysis`. ``_display.py`` words it (findings
-sentences, tables); nothing here is display text.
+:mod:`~skggm_bench.benchmark.analysis.leaderboard`), which learners selected every pair
+or none, and the failure rates -- into an :class:`Analysis`. ``_display.py`` words
+it (findings sentences, tables); nothing here is display text.
+
+Failures and recovery told apart
+--------------------------------
+A failed fit ranks last in its block, so a learner's rank moves when *another*
+learner fails: with one learner failing under one generator only, every other
+learner "rises" there although its metric is unchanged. Every comparison of ranks
+is therefore computed twice: on all blocks (failures last, as the leaderboard
+ranks), and on the *complete blocks* -- the blocks in which every compared learner
+(those with a value in the group, on both sides of a comparison) has a value --
+by :func:`complete_blocks`. The findings say how many blocks hold a fit without a
+value, and call a rank change a change of the learner only where it holds on the
+complete blocks.
 """
 
 from __future__ import annotations
@@ -15,6 +27,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from ..results._schema import check_results_frame, rankable_metric
+from ._ranking import OK, block_columns
 from .leaderboard import (
     DEFAULT_TIE_TOLERANCE,
     critical_difference,
@@ -32,6 +45,8 @@ __all__ = [
     "Analysis",
     "Comparison",
     "analyse",
+    "complete_blocks",
+    "failure_rates",
 ]
 
 #: The generator every other one is compared with, when the results contain it.
@@ -44,6 +59,138 @@ REFERENCE_GRAPH = "erdos_renyi"
 # values, and the value the others are compared with.
 SPLIT_AXES = {"graph": REFERENCE_GRAPH, "data_model": REFERENCE_DATA_MODEL}
 
+
+def complete_blocks(
+    frame: pd.DataFrame,
+    metric: str,
+    group_columns: Sequence[str],
+    *,
+    axis: str | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The rows of the blocks in which every compared learner has a value.
+
+    In each group (the values of ``group_columns``), the *compared* learners are
+    those with a value of ``metric`` (an ``"ok"`` row with a number) in the group
+    -- with ``axis``, under every value of ``axis`` the group holds, so that both
+    sides of a comparison order the same learners. A block (one scenario in one
+    repeat) is *complete* when each compared learner has a value in it. Ranked on
+    the complete blocks alone, a learner's rank answers "how does it compare with
+    the others where all of them delivered", free of the places other learners'
+    failures give away.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Checked benchmark results.
+    metric : str
+        The canonical metric name.
+    group_columns : sequence of str
+        Grid columns that define the groups (not ``axis``).
+    axis : str or None, default=None
+        The compared grid column of a comparison, or None for a leaderboard.
+
+    Returns
+    -------
+    rows : pandas.DataFrame
+        The compared learners' rows of the complete blocks.
+    blocks : pandas.DataFrame
+        Per group: ``n_blocks`` (blocks in which some learner has a value),
+        ``n_gaps`` (of them, those in which a learner with a value somewhere in
+        the group -- on either side -- has none: a failed, timed-out, missing or
+        undefined fit, ranked last, which moves the others' ranks) and
+        ``n_complete`` (the complete ones).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({
+    ...     "generator": "G", "n_features": 10, "density": 0.1, "n_samples": 50,
+    ...     "repeat": [0, 0, 1, 1], "learner": ["a", "b"] * 2,
+    ...     "f1": [0.2, 0.6, 0.3, None], "status": ["ok", "ok", "ok", "failed"]})
+    >>> rows, blocks = complete_blocks(frame, "f1", ["generator"])
+    >>> rows["repeat"].tolist()
+    [0, 0]
+    >>> blocks[["n_blocks", "n_gaps", "n_complete"]].values.tolist()
+    [[2, 1, 1]]
+    """
+    group_columns = list(group_columns)
+    # Integer keys: NaN grid values (a family's default density) are values too.
+    group = (
+        frame.groupby(group_columns, dropna=False).ngroup()
+        if group_columns
+        else pd.Series(0, index=frame.index)
+    )
+    keys = frame.assign(
+        _group=group,
+        _valid=(frame["status"] == OK) & frame[metric].notna(),
+        _block=frame.groupby(block_columns(frame), dropna=False).ngroup(),
+    )
+    pairs = pd.MultiIndex.from_frame(keys[["_group", "learner"]])
+    with_value = keys[keys["_valid"]].groupby(["_group", "learner"])
+    # Per (group, learner) with a value: on how many sides; per group: how many
+    # sides there are (1 for a leaderboard).
+    if axis is None:
+        sides = with_value.size().clip(upper=1)
+        levels = pd.Series(1, index=keys["_group"].unique())
+    else:
+        sides = with_value[axis].nunique()
+        levels = keys.groupby("_group")[axis].nunique()
+    needed = levels.reindex(sides.index.get_level_values("_group")).to_numpy()
+    compared = sides[sides.to_numpy() == needed]
+    kept = keys[pairs.isin(compared.index)]
+    n_compared = kept.groupby("_group")["learner"].transform("nunique")
+    n_valid = kept.groupby("_block")["_valid"].transform("sum")
+    complete = kept[n_valid == n_compared]
+    # Gaps: blocks where a learner with a value anywhere in the group has none.
+    anywhere = keys[pairs.isin(sides.index)]
+    n_present = anywhere.groupby("_group")["learner"].transform("nunique")
+    valid_here = anywhere.groupby("_block")["_valid"].transform("sum")
+    gap = (valid_here > 0) & (valid_here < n_present)
+    ranked = keys[keys["_valid"]].groupby("_group")["_block"].nunique()
+
+    def per_group(table: pd.DataFrame) -> pd.Series:
+        return table.groupby("_group")["_block"].nunique()
+
+    blocks = keys.drop_duplicates("_group")[[*group_columns, "_group"]]
+    for column, counts in (
+        ("n_blocks", ranked),
+        ("n_gaps", per_group(anywhere[gap])),
+        ("n_complete", per_group(complete)),
+    ):
+        blocks[column] = blocks["_group"].map(counts).fillna(0).astype(int)
+    blocks = blocks.drop(columns="_group").reset_index(drop=True)
+    rows = complete.drop(columns=["_group", "_valid", "_block"])
+    return rows, blocks
+
+
+def failure_rates(frame: pd.DataFrame) -> pd.DataFrame:
+    """How many fits of each learner did not finish, under each generator.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Benchmark results.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (learner, generator), sorted: ``n_fits`` and ``n_failed``
+        (status other than ``"ok"``: failed, timed out, crashed, out of memory).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"generator": ["G", "G", "H"], "learner": "a",
+    ...                       "status": ["ok", "failed", "ok"]})
+    >>> failure_rates(frame).values.tolist()
+    [['a', 'G', 2, 1], ['a', 'H', 1, 0]]
+    """
+    return (
+        frame.assign(_failed=(frame["status"] != OK).astype(int))
+        .groupby(["learner", "generator"], sort=True)["_failed"]
+        .agg(n_fits="size", n_failed="sum")
+        .reset_index()
+    )
 
 
 
@@ -60,6 +207,12 @@ class Comparison:
     shift, agreement : pandas.DataFrame
         :func:`~skggm_bench.benchmark.analysis.leaderboard.rank_shift` and
         :func:`~skggm_bench.benchmark.analysis.leaderboard.generator_agreement`.
+    complete_shift, complete_agreement : pandas.DataFrame or None
+        The same on the complete blocks (:func:`complete_blocks`); None when no
+        block is complete on both sides.
+    blocks : pandas.DataFrame
+        Per group of the comparison (both sides together): ``n_blocks``,
+        ``n_gaps`` and ``n_complete``, as :func:`complete_blocks`.
     """
 
     axis: str
@@ -67,6 +220,9 @@ class Comparison:
     target: str
     shift: pd.DataFrame
     agreement: pd.DataFrame
+    complete_shift: pd.DataFrame | None = None
+    complete_agreement: pd.DataFrame | None = None
+    blocks: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 @dataclass(frozen=True)
@@ -96,6 +252,14 @@ class Analysis:
     selection : pandas.DataFrame
         :func:`~.leaderboard.selection_summary`: the learners
         that selected every pair or none, and how often.
+    complete_overall : pandas.DataFrame or None
+        :attr:`overall` on the complete blocks (:func:`complete_blocks`); None
+        when no block is complete.
+    overall_blocks, cd_blocks : pandas.DataFrame
+        Per group of :attr:`overall` and of :attr:`cd`: ``n_blocks``, ``n_gaps``
+        and ``n_complete``, as :func:`complete_blocks`.
+    failures : pandas.DataFrame
+        :func:`failure_rates`.
     """
 
     frame: pd.DataFrame
@@ -107,6 +271,10 @@ class Analysis:
     comparisons: list[Comparison]
     tie_tolerance: float = DEFAULT_TIE_TOLERANCE
     selection: pd.DataFrame = field(default_factory=pd.DataFrame)
+    complete_overall: pd.DataFrame | None = None
+    overall_blocks: pd.DataFrame = field(default_factory=pd.DataFrame)
+    cd_blocks: pd.DataFrame = field(default_factory=pd.DataFrame)
+    failures: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 def _reference(values: Sequence[str], reference: str | None, preferred: str) -> str:
@@ -147,7 +315,7 @@ def analyse(
         :data:`REFERENCE_GENERATOR` when present, else the first by name).
     n_bootstrap : int, default=2000
         Bootstrap replicates of every interval.
-    tie_tolerance : float, default=1e-6
+    tie_tolerance : float, default=1e-4
         Relative difference within which two values of a block share their rank
         (:func:`~skggm_bench.benchmark.analysis.leaderboard.leaderboard`).
 
@@ -185,6 +353,11 @@ def analyse(
     board = leaderboard(frame, metric, by=by, **options)
     overall = leaderboard(frame, metric, by=several, **options)
     cd = critical_difference(frame, metric, by=by, tie_tolerance=tie_tolerance)
+    rows, overall_blocks = complete_blocks(frame, metric, ["generator", *several])
+    complete_overall = (
+        leaderboard(rows, metric, by=several, **options) if len(rows) else None
+    )
+    _, cd_blocks = complete_blocks(frame, metric, list(cd.attrs["by"]))
     comparisons = []
     generators = sorted(frame["generator"].unique())
     source = _reference(generators, reference, REFERENCE_GENERATOR)
@@ -199,13 +372,26 @@ def analyse(
         for target in (level for level in levels if level != source):
             arguments = (frame, metric, source, target)
             keywords = {"axis": axis, "by": within, **options}
+            shift = rank_shift(*arguments, **keywords)
+            sides = frame[frame[axis].isin([source, target])]
+            rows, blocks = complete_blocks(
+                sides, metric, list(shift.attrs["by"]), axis=axis
+            )
+            complete = rows[axis].nunique() == 2
             comparisons.append(
                 Comparison(
                     axis,
                     source,
                     target,
-                    rank_shift(*arguments, **keywords),
+                    shift,
                     generator_agreement(*arguments, **keywords),
+                    rank_shift(rows, metric, source, target, **keywords)
+                    if complete
+                    else None,
+                    generator_agreement(rows, metric, source, target, **keywords)
+                    if complete
+                    else None,
+                    blocks,
                 )
             )
     return Analysis(
@@ -218,4 +404,8 @@ def analyse(
         comparisons=comparisons,
         tie_tolerance=board.attrs["tie_tolerance"],
         selection=selection_summary(frame),
+        complete_overall=complete_overall,
+        overall_blocks=overall_blocks,
+        cd_blocks=cd_blocks,
+        failures=failure_rates(frame),
     )

@@ -17,10 +17,11 @@ How a leaderboard is computed
    (:data:`skggm_bench.metrics.METRICS`): higher is better except for the losses
    (``shd``, ``fpr``, the matrix losses, ``fit_time``). Equal values share the average
    rank, and so do values within ``tie_tolerance`` of each other (relative, default
-   :data:`DEFAULT_TIE_TOLERANCE` = 1e-6): sorted from best to worst, a value is tied
+   :data:`DEFAULT_TIE_TOLERANCE` = 1e-4): sorted from best to worst, a value is tied
    with the one before it when ``|a - b| <= tie_tolerance * max(|a|, |b|)``, and a
    chain of such ties shares one rank. Two solvers of the same problem whose losses
-   differ in the sixth digit are not a win for either. Every table below ranks
+   differ by their stopping rule (scikit-learn's graphical lasso at two ``tol``
+   differs by about 1e-5 relative) are not a win for either. Every table below ranks
    this way (leaderboards, rank shifts, win probabilities, critical differences).
 2. **Failures.** A row whose ``status`` is not ``"ok"`` (``"failed"``,
    ``"timeout"``), and a learner with no row at all in a block (``"missing"``, e.g.
@@ -41,7 +42,11 @@ How a leaderboard is computed
    sample size and learner), with the same resampled repeats for every learner so
    that their comparison stays paired. The bootstrap has a fixed ``random_state``:
    the same table always gives the same intervals. With fewer than two repeats no
-   interval can be estimated and the bounds are NaN.
+   interval can be estimated and the bounds are NaN; with fewer than
+   :data:`MIN_REPEATS` (5) the bootstrap cannot resolve a 95% interval (n repeats
+   have only C(2n - 1, n) distinct resamples, 35 at n = 4: too few to put 2.5% in
+   each tail), and the displays mark such intervals and call no difference
+   significant.
 6. **Ties.** Two learners are flagged as tied when their mean-rank intervals
    overlap (with NaN intervals: when their mean ranks are equal). Overlap is a
    deliberately conservative rule: a learner is only called better when the
@@ -81,6 +86,7 @@ from ..results._messages import selection_remark, short_reason, undefined_reason
 from ..results._schema import GRID_COLUMNS
 from ._ranking import (
     DEFAULT_TIE_TOLERANCE,
+    MIN_REPEATS,
     MISSING,
     OK,
     as_columns,
@@ -107,6 +113,7 @@ from ._ranking import (
 __all__ = [
     "DEFAULT_TIE_TOLERANCE",
     "GRID_COLUMNS",
+    "MIN_REPEATS",
     "critical_difference",
     "failure_summary",
     "generator_agreement",
@@ -329,10 +336,13 @@ def leaderboard(
         ``metric_high``, ``n_blocks`` (blocks of the group in which the learner
         was ranked), ``n_ok``, ``n_failed`` (failed or timed out), ``n_missing``,
         ``n_repeats``, ``tie`` (the rank interval overlaps another learner's),
-        ``tied_with`` (comma-separated names) and ``no_value_reason`` (for a
+        ``tied_with`` (comma-separated names), ``no_value_reason`` (for a
         learner without a position: ``"no successful fit"``, or why its
         successful fits have no value, as their messages say, e.g. ``"no loss:
-        covariance_ and precision_ disagree"``; empty otherwise). ``board.attrs``
+        covariance_ and precision_ disagree"``; empty otherwise), and
+        ``n_every_pair`` / ``n_no_pair`` (its ``"ok"`` fits in the group that
+        selected every pair, or none: their edge metrics describe a threshold,
+        see :func:`selection_summary`). ``board.attrs``
         records ``metric``, ``higher_is_better``, ``confidence``, ``n_bootstrap``,
         ``tie_tolerance`` and ``by`` (the grouping columns).
 
@@ -386,6 +396,10 @@ def leaderboard(
     result["no_value_reason"] = _no_value_reasons(
         frame, metric, group_columns, result
     )
+    selection = _selection_counts(frame, group_columns)
+    result = result.merge(selection, on=[*group_columns, "learner"], how="left")
+    for column in ("n_every_pair", "n_no_pair"):
+        result[column] = result[column].fillna(0).astype(int)
     result.attrs.update(
         metric=metric,
         higher_is_better=higher_is_better,
@@ -438,6 +452,21 @@ def _no_value_reasons(
         else:
             result.append(str(common.get(key, "no value recorded")))
     return result
+
+
+def _selection_counts(frame: pd.DataFrame, group_columns: list[str]) -> pd.DataFrame:
+    """Per group and learner, its ``ok`` fits that selected every pair, or none."""
+    keys = [*group_columns, "learner"]
+    ok = frame[frame["status"] == OK]
+    if "message" in ok.columns:
+        remark = ok["message"].map(selection_remark)
+    else:
+        remark = pd.Series(None, index=ok.index, dtype=object)
+    counts = ok[keys].assign(
+        n_every_pair=(remark == "selected every pair").astype(int),
+        n_no_pair=(remark == "selected no pair").astype(int),
+    )
+    return counts.groupby(keys, dropna=False, sort=False).sum().reset_index()
 
 
 def selection_summary(frame: pd.DataFrame) -> pd.DataFrame:
@@ -710,8 +739,9 @@ def rank_shift(
         interval excludes 0), ``comparison`` (``"compared"``, or ``"no data"``
         when the learner has no value in the group on one side or both: then
         the positions, gains and interval are missing and ``significant`` is
-        False), ``mean_metric_from``, ``mean_metric_to``, ``n_failed_from`` and
-        ``n_failed_to``. ``shift.attrs`` records ``metric``, ``axis``,
+        False), ``mean_metric_from``, ``mean_metric_to``, ``n_failed_from``,
+        ``n_failed_to`` and ``n_repeats`` (the repeats both sides share: the
+        units of the interval). ``shift.attrs`` records ``metric``, ``axis``,
         ``from_generator``, ``to_generator``, ``by`` and ``confidence``.
 
     Raises
@@ -784,9 +814,11 @@ def rank_shift(
         point, low, high = _paired_rank_gain(
             ranks["from"], ranks["to"], learners, confidence, n_bootstrap, rng
         )
+        paired = set(ranks["from"]["repeat"]) & set(ranks["to"]["repeat"])
         part = pd.DataFrame(
             {
                 "learner": learners,
+                "n_repeats": len(paired),
                 "rank_gain": point,
                 "rank_gain_low": low,
                 "rank_gain_high": high,
@@ -819,6 +851,7 @@ def rank_shift(
         "mean_metric_to",
         "n_failed_from",
         "n_failed_to",
+        "n_repeats",
     ]
     table = table[columns].sort_values(
         [*group_columns, "position_to", "learner"], kind="stable", na_position="last"

@@ -17,21 +17,29 @@ import re
 import textwrap
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ...metrics import get_metric
-from ..analysis._analysis import Analysis, Comparison
-from ._formatting import format_interval, format_leaderboard, format_rank_shift
+from ..analysis._analysis import Analysis, Comparison, failure_rates
+from ..analysis._ranking import MIN_REPEATS
+from ._formatting import (
+    THIN_MARK,
+    format_interval,
+    format_leaderboard,
+    format_rank_shift,
+)
 
 __all__ = [
     "MISSING",
     "Table",
     "agreement_table",
     "critical_difference_table",
+    "evidence_line",
+    "failure_rate_table",
     "failure_table",
     "findings",
     "grid_table",
@@ -56,6 +64,34 @@ _HEADERS = {
 _MESSAGE_WIDTH = 160
 # At most this many findings sentences per kind (rank shifts, critical differences).
 _MAX_SENTENCES = 3
+# The note under every table with intervals from fewer than MIN_REPEATS repeats.
+_THIN_NOTE = (
+    f"{THIN_MARK} An interval over fewer than {MIN_REPEATS} repeats (n = {{n}} "
+    "here): n repeats give only C(2n - 1, n) distinct bootstrap resamples (35 at "
+    "n = 4), too few to put 2.5% in each tail, so its bounds are the extreme "
+    "resamples rather than a 95% interval. Read it as the range seen; no "
+    "difference it shows is called significant (\"too few\" in a table)."
+)
+_DEGENERATE_NOTE = (
+    "An interval of zero width, such as {example}, means that every resampled set "
+    "of repeats gave the same value: the learner had that rank (or value) in every "
+    "repeat. It says the repeats agree, not that the value is certain."
+)
+# The column, and in lists the bracketed mark, of learners that selected every
+# pair or none.
+_EDGES = "edges"
+_SELECTION_NOTE = (
+    "edges \"every pair\": the learner selected every pair in its successful fits "
+    "(\"every pair 3/6\": in 3 of its 6), \"no pair\": it selected none; its edge "
+    "metrics then describe that threshold (with every pair selected, F1 is the "
+    "density of the true graph), not how it ranks the pairs: compare it by "
+    "roc_auc or average_precision."
+)
+_SELECTION_LIST_NOTE = (
+    "[every pair] after a name: the learner selected every pair in its successful "
+    "fits ([every pair 3/6]: in 3 of its 6), [no pair]: none; its edge metrics then "
+    "describe that threshold, not how it ranks the pairs."
+)
 
 
 # --------------------------------------------------------------------------------------
@@ -84,6 +120,9 @@ class Table:
     quoted : frozenset of str
         Columns that quote text as it was recorded (failure messages), not
         values formatted here.
+    notes : tuple of str
+        Footnotes shown under the table: what its marks mean, and the long
+        reasons its cells refer to as ``[1]``, ``[2]``, ...
     """
 
     columns: list[str]
@@ -92,6 +131,7 @@ class Table:
     wrap: frozenset[str] = field(default_factory=frozenset)
     caption: str = ""
     quoted: frozenset[str] = field(default_factory=frozenset)
+    notes: tuple[str, ...] = ()
 
     def groups(self) -> list[tuple[list[str], list[list[str]]]]:
         """``(group values, rows without the group columns)``, in table order."""
@@ -161,6 +201,58 @@ def _direction(metric: str) -> str:
     )
 
 
+def _selection_mark(every: int, none: int, ok: int) -> str:
+    """``every pair``, ``no pair 2/4``, ...: the learner's edge decisions."""
+    return ", ".join(
+        word if count == ok else f"{word} {count}/{ok}"
+        for count, word in ((every, "every pair"), (none, "no pair"))
+        if count
+    )
+
+
+def _selection_marks(selection: pd.DataFrame | None) -> dict[str, str]:
+    """Per learner of :func:`selection_summary` output, its mark (whole grid)."""
+    if selection is None or selection.empty:
+        return {}
+    return {
+        row["learner"]: _selection_mark(
+            row["n_every_pair"], row["n_no_pair"], row["n_ok"]
+        )
+        for row in selection.to_dict("records")
+    }
+
+
+def _with_edges_column(table: pd.DataFrame, marks: list[str]) -> list[str]:
+    """Insert the ``edges`` column after ``learner`` when some learner has a mark.
+
+    A column of its own, not a suffix of the name: the learner column stays the
+    key of the table (CSV exports are joined and merged on it).
+    """
+    if not any(marks):
+        return []
+    table.insert(list(table.columns).index("learner") + 1, _EDGES, marks)
+    return [_SELECTION_NOTE]
+
+
+_INTERVAL = re.compile(r"(-?\d+\.\d+) \((-?\d+\.\d+)(?:\u2013| to )(-?\d+\.\d+)\)")
+
+
+def _interval_notes(cells: Iterable[str], repeats: Iterable[Any]) -> list[str]:
+    """The notes on thin (:data:`THIN_MARK`) and zero-width intervals of a table."""
+    notes = []
+    thin = sorted(
+        {int(n) for n in repeats if not pd.isna(n) and int(n) < MIN_REPEATS}
+    )
+    if thin:
+        notes.append(_THIN_NOTE.format(n=", ".join(map(str, thin))))
+    for cell in cells:
+        match = _INTERVAL.search(cell)
+        if match and match[1] == match[2] == match[3]:
+            notes.append(_DEGENERATE_NOTE.format(example=match[0]))
+            break
+    return notes
+
+
 def leaderboard_table(board: pd.DataFrame) -> Table:
     """The leaderboard of :func:`~..analysis.leaderboard.leaderboard`.
 
@@ -172,10 +264,15 @@ def leaderboard_table(board: pd.DataFrame) -> Table:
     Returns
     -------
     Table
-        Grouped by its grouping columns; per learner its position (``no data``
-        without a value, with the reason when its fits succeeded), mean rank and
-        mean metric with intervals, the
-        fits that did not finish and the learners it is tied with.
+        Grouped by its grouping columns; per learner (with an ``edges`` column,
+        ``every pair`` or ``no pair``, when some learner's fits there selected
+        every pair, or none) its position (``no data`` without a value, with a
+        footnote ``[1]`` giving the reason when its fits succeeded), mean rank
+        and mean metric with
+        intervals (marked with :data:`THIN_MARK` over fewer than
+        ``MIN_REPEATS`` repeats), the fits that did not finish and the
+        learners it is tied with. Its notes explain the marks, the reasons and
+        any interval of zero width.
 
     Examples
     --------
@@ -189,28 +286,62 @@ def leaderboard_table(board: pd.DataFrame) -> Table:
     >>> table.columns[2:5]
     ['learner', 'position', 'mean rank (95% CI)']
     >>> table.rows[0][2:]
-    ['b', '1', '1.00 (1.00–1.00)', '0.65 (0.60–0.70)', '0/2', '']
+    ['b', '1', '1.00 (1.00–1.00)†', '0.65 (0.60–0.70)†', '0/2', '']
+    >>> table.notes[0][:39]
+    '† An interval over fewer than 5 repeats'
     """
     metric = board.attrs.get("metric", "metric")
     table = format_leaderboard(board)
     by = list(board.attrs.get("by", ("generator",)))
     interval = f"({100 * board.attrs.get('confidence', 0.95):g}% CI)"
-    return _from_frame(
+    marks = (
+        [
+            _selection_mark(*counts)
+            for counts in zip(
+                board["n_every_pair"], board["n_no_pair"], board["n_ok"], strict=True
+            )
+        ]
+        if "n_every_pair" in board
+        else []
+    )
+    selection_note = _with_edges_column(table, marks)
+    # A reason can be long (a solver's message): a footnote keeps the row one line.
+    reasons: dict[str, int] = {}
+    positions = []
+    for text in table["position"]:
+        if text.startswith("no data: "):
+            number = reasons.setdefault(text[len("no data: ") :], len(reasons) + 1)
+            text = f"no data [{number}]"
+        positions.append(text)
+    table["position"] = positions
+    notes = [f"[{n}] no data: {reason}" for reason, n in reasons.items()]
+    intervals = [c for c in table.columns if c.endswith(interval)]
+    notes += _interval_notes(
+        table[intervals].to_numpy().ravel(), board.get("n_repeats", ())
+    )
+    notes += selection_note
+    result = _from_frame(
         table,
         by,
-        wrap=("position", "tied with"),
+        wrap=("learner", _EDGES, "tied with"),
         headers={f"{metric} {interval}": f"{_label(metric)} {interval}"},
         caption=f"Learners by mean rank of {_label(metric)} ({_direction(metric)}).",
     )
+    return replace(result, notes=tuple(notes))
 
 
-def rank_shift_table(shift: pd.DataFrame) -> Table:
+def rank_shift_table(
+    shift: pd.DataFrame, selection: pd.DataFrame | None = None
+) -> Table:
     """A rank shift of :func:`~skggm_bench.benchmark.analysis.leaderboard.rank_shift`.
 
     Parameters
     ----------
     shift : pandas.DataFrame
         A rank shift.
+    selection : pandas.DataFrame or None, default=None
+        :func:`~skggm_bench.benchmark.analysis.leaderboard.selection_summary` of the
+        results: its learners are marked ``[every pair]`` or ``[no pair]``.
 
     Returns
     -------
@@ -235,18 +366,30 @@ def rank_shift_table(shift: pd.DataFrame) -> Table:
     >>> table.caption
     'F1 rank of each learner under DD → under TO (higher is better).'
     >>> table.rows[0][1:5]
-    ['b', '2 → 1', '+1', '+1.00 (1.00–1.00)']
+    ['b', '2 → 1', '+1', '+1.00 (1.00–1.00)†']
     """
     metric = shift.attrs.get("metric", "metric")
     source, target = shift.attrs["from_generator"], shift.attrs["to_generator"]
     axis = shift.attrs.get("axis", "generator")
-    return _from_frame(
-        format_rank_shift(shift),
+    table = format_rank_shift(shift)
+    marks = _selection_marks(selection)
+    selection_note = _with_edges_column(
+        table, [marks.get(name, "") for name in table["learner"]]
+    )
+    gains = [c for c in table.columns if c.startswith("mean-rank gain")]
+    notes = _interval_notes(
+        table[gains].to_numpy().ravel(), shift.get("n_repeats", ())
+    )
+    notes += selection_note
+    result = _from_frame(
+        table,
         list(shift.attrs.get("by", ())),
+        wrap=("learner", _EDGES),
         headers={metric: _label(metric)},
         caption=f"{_label(metric)} rank of each learner {_under(axis, source)} "
         f"\u2192 {_under(axis, target)} ({_direction(metric)}).",
     )
+    return replace(result, notes=tuple(notes))
 
 
 def _p_value(p: float) -> str:
@@ -255,7 +398,9 @@ def _p_value(p: float) -> str:
     return "< 0.001" if p < 0.001 else f"{p:.3f}"
 
 
-def critical_difference_table(cd: pd.DataFrame) -> Table:
+def critical_difference_table(
+    cd: pd.DataFrame, selection: pd.DataFrame | None = None
+) -> Table:
     """The Friedman tests and Nemenyi critical differences, one row per group.
 
     Parameters
@@ -263,6 +408,9 @@ def critical_difference_table(cd: pd.DataFrame) -> Table:
     cd : pandas.DataFrame
         The output of
         :func:`~skggm_bench.benchmark.analysis.leaderboard.critical_difference`.
+    selection : pandas.DataFrame or None, default=None
+        :func:`~skggm_bench.benchmark.analysis.leaderboard.selection_summary` of the
+        results: its learners are marked ``[every pair]`` or ``[no pair]``.
 
     Returns
     -------
@@ -284,10 +432,17 @@ def critical_difference_table(cd: pd.DataFrame) -> Table:
     'c (3.00)'
     """
     by = list(cd.attrs.get("by", ("generator",)))
+    marks = _selection_marks(selection)
     rows = []
     for _, part in _groups(cd, by):
         first = part.iloc[0]
         ranked = part[part["mean_rank"].notna()]
+        ranked = ranked.assign(
+            learner=[
+                f"{name} [{marks[name]}]" if marks.get(name) else name
+                for name in ranked["learner"]
+            ]
+        )
         best, worse, close = _best_and_others(ranked)
         rows.append(
             {
@@ -303,7 +458,7 @@ def critical_difference_table(cd: pd.DataFrame) -> Table:
         )
     metric = cd.attrs.get("metric", "metric")
     alpha = cd.attrs.get("alpha", 0.05)
-    return _from_frame(
+    result = _from_frame(
         pd.DataFrame(rows),
         by,
         wrap=("not significantly worse", "significantly worse"),
@@ -312,6 +467,13 @@ def critical_difference_table(cd: pd.DataFrame) -> Table:
         "ranks differ by at least CD differ significantly. Each learner is shown "
         "with its mean rank; 'worse' is compared with the best.",
     )
+    shown = set(cd.loc[cd["mean_rank"].notna(), "learner"])
+    notes = (
+        (_SELECTION_LIST_NOTE,)
+        if any(marks.get(n) for n in shown)
+        else ()
+    )
+    return replace(result, notes=notes)
 
 
 def _best_and_others(
@@ -362,7 +524,7 @@ def agreement_table(comparisons: Sequence[Comparison]) -> Table:
     ...     for name, f1 in scores.items()]
     >>> analysis = analyse(pd.DataFrame(rows), "f1", n_bootstrap=100)
     >>> agreement_table(analysis.comparisons).rows[-1]
-    ['DD → TO', 'whole grid', '-1.00 (-1.00 to -1.00)', '3', '4']
+    ['DD → TO', 'whole grid', '-1.00 (-1.00 to -1.00)†', '3', '4']
     """
     rows = []
     for comparison in comparisons:
@@ -373,9 +535,7 @@ def agreement_table(comparisons: Sequence[Comparison]) -> Table:
                 scope = "whole grid"
             else:
                 scope = _where(by, [record[c] for c in by]) or "whole grid"
-            tau = format_interval(
-                record["tau"], record["tau_low"], record["tau_high"], signed=False
-            )
+            tau = _tau(record)
             rows.append(
                 [
                     f"{comparison.source} \u2192 {comparison.target}",
@@ -385,6 +545,9 @@ def agreement_table(comparisons: Sequence[Comparison]) -> Table:
                     _cell(record["n_repeats"]),
                 ]
             )
+    repeats = [
+        n for comparison in comparisons for n in comparison.agreement["n_repeats"]
+    ]
     return Table(
         columns=["compared", "where", "Kendall's tau (95% CI)", "learners", "repeats"],
         rows=rows,
@@ -392,6 +555,7 @@ def agreement_table(comparisons: Sequence[Comparison]) -> Table:
         caption="Agreement of the learner orderings: Kendall's tau-b between the "
         "mean ranks on the two sides (1: the same order, 0: unrelated, -1: "
         "reversed), with a paired bootstrap interval over repeats.",
+        notes=tuple(_interval_notes([row[2] for row in rows], repeats)),
     )
 
 
@@ -467,6 +631,63 @@ def failure_table(frame: pd.DataFrame) -> Table:
         quoted=frozenset({"message"}),
         caption="Fits that did not finish, grouped by message (messages that differ "
         "only in their numbers are one group).",
+    )
+
+
+def _rate(failed: int, fits: int) -> str:
+    return f"{failed}/{fits} ({100 * failed / fits:.0f}%)" if fits else MISSING
+
+
+def failure_rate_table(frame: pd.DataFrame) -> Table:
+    """How often each learner's fits did not finish, one column per generator.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Benchmark results.
+
+    Returns
+    -------
+    Table
+        One row per learner: the fits that did not finish (failed, timed out,
+        crashed, out of memory) of all its fits, under each generator and over
+        all of them, as ``failed/fits (share)``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({
+    ...     "generator": ["DD", "DD", "TO", "TO"], "learner": "a",
+    ...     "status": ["ok", "ok", "failed", "ok"]})
+    >>> table = failure_rate_table(frame)
+    >>> table.columns
+    ['learner', 'under DD', 'under TO', 'all']
+    >>> table.rows
+    [['a', '0/2 (0%)', '1/2 (50%)', '1/4 (25%)']]
+    """
+    rates = failure_rates(frame)
+    generators = sorted(rates["generator"].unique())
+    rows = []
+    for learner, part in rates.groupby("learner", sort=True):
+        cells = part.set_index("generator")
+        rows.append(
+            [
+                str(learner),
+                *(
+                    _rate(int(cells.at[g, "n_failed"]), int(cells.at[g, "n_fits"]))
+                    if g in cells.index
+                    else MISSING
+                    for g in generators
+                ),
+                _rate(int(part["n_failed"].sum()), int(part["n_fits"].sum())),
+            ]
+        )
+    return Table(
+        columns=["learner", *(f"under {g}" for g in generators), "all"],
+        rows=rows,
+        caption="Fits that did not finish (failed, timed out, crashed or out of "
+        "memory) of each learner's fits, per generator. They rank last in their "
+        "blocks, so they move the other learners' ranks too.",
     )
 
 
@@ -611,10 +832,61 @@ def _groups(table: pd.DataFrame, columns: Sequence[str]) -> list[tuple[tuple, An
     ]
 
 
+def _key(values: Iterable[Any]) -> tuple:
+    """A group key in which NaN (a family's default density) matches NaN."""
+    return tuple(None if pd.isna(v) else v for v in values)
+
+
+def _block_counts(
+    blocks: pd.DataFrame, columns: Sequence[str], key: Sequence[Any]
+) -> tuple[int, int, int]:
+    """``(n_blocks, n_gaps, n_complete)`` of ``blocks`` in the group ``key``."""
+    if blocks.empty:
+        return 0, 0, 0
+    mask = np.ones(len(blocks), dtype=bool)
+    for column, value in zip(columns, key, strict=True):
+        cells = blocks[column]
+        mask &= (cells.isna() if pd.isna(value) else cells == value).to_numpy()
+    rows = blocks[mask]
+    return (
+        int(rows["n_blocks"].sum()),
+        int(rows["n_gaps"].sum()),
+        int(rows["n_complete"].sum()),
+    )
+
+
+def _too_few(n: int) -> str:
+    return f"too few repeats to tell (n = {n})"
+
+
+def _without_value(n_blocks: int, n_gaps: int) -> str:
+    return (
+        f"{n_gaps} of {n_blocks} blocks hold a fit without a value (failed, timed "
+        "out, missing or undefined), ranked last"
+    )
+
+
+def _records(
+    table: pd.DataFrame | None, by: Sequence[str]
+) -> dict[tuple, dict[str, Any]]:
+    """The rows of a per-(group, learner) table, by ``(*group key, learner)``."""
+    if table is None:
+        return {}
+    return {
+        (*_key(record[c] for c in by), record["learner"]): record
+        for record in table.to_dict("records")
+    }
+
+
 def _winner_sentences(analysis: Analysis) -> list[str]:
     board = analysis.overall
     label = _label(analysis.metric)
     by = list(board.attrs["by"])
+    complete = (
+        {_key(key): part for key, part in _groups(analysis.complete_overall, by)}
+        if analysis.complete_overall is not None
+        else {}
+    )
     sentences = []
     for key, part in _groups(board, by):
         where = _where(by, key)
@@ -629,71 +901,210 @@ def _winner_sentences(analysis: Analysis) -> list[str]:
                 "ranked."
             )
             continue
-        row = first.iloc[0]
-        rank = format_interval(row["mean_rank"], row["rank_low"], row["rank_high"])
-        value = format_interval(
-            row["mean_metric"], row["metric_low"], row["metric_high"]
-        )
+        n = int(first["n_repeats"].iloc[0])
+        thin = n < MIN_REPEATS
+
+        def numbers(row: Mapping[str, Any], thin: bool = thin) -> str:
+            rank = format_interval(
+                row["mean_rank"], row["rank_low"], row["rank_high"], thin=thin
+            )
+            value = format_interval(
+                row["mean_metric"], row["metric_low"], row["metric_high"], thin=thin
+            )
+            return f"mean rank {rank}, mean {label} {value}"
+
         names = list(first["learner"])
-        who = (
-            f"{names[0]} ranks first"
-            if len(names) == 1
-            else f"{_names(names)} share the first place"
+        records = first.to_dict("records")
+        if len(names) == 1:
+            who = f"{names[0]} ranks first by {label} over the whole grid: "
+            who += numbers(records[0])
+        else:
+            details = "; ".join(f"{r['learner']}: {numbers(r)}" for r in records)
+            who = (
+                f"{_names(names)} share the first place by {label} over the whole "
+                f"grid ({details})"
+            )
+        tied = sorted(
+            {name for text in first["tied_with"] for name in text.split(", ") if name}
+            - set(names)
         )
-        tied = row["tied_with"]
-        close = (
-            f"; its rank interval overlaps that of {_names(tied.split(', '))}, so "
-            "they are not told apart"
-            if tied
-            else "; no other learner's rank interval overlaps it"
+        if tied:
+            verb = "is" if len(tied) == 1 else "are"
+            close = (
+                f"; {_names(tied)} {verb} not told apart from {_names(names)}: "
+                "their rank intervals overlap"
+            )
+        elif thin:
+            lead = "it leads" if len(names) == 1 else "they lead"
+            close = f"; {_too_few(n)} whether {lead}"
+        else:
+            close = "; no other learner's rank interval overlaps " + (
+                f"that of {names[0]}" if len(names) == 1 else "theirs"
+            )
+        sentence = f"{where[0].upper()}{where[1:]}, {who}{close}."
+        n_blocks, n_gaps, n_complete = _block_counts(
+            analysis.overall_blocks, by, key
         )
-        sentences.append(
-            f"{where[0].upper()}{where[1:]}, {who} by {label} over the whole grid: "
-            f"mean rank {rank}, mean {label} {value}{close}."
-        )
+        if n_gaps:
+            sentence += " " + _complete_winner(
+                complete.get(_key(key)), names, (n_blocks, n_gaps, n_complete)
+            )
+        sentences.append(sentence)
     return sentences
 
 
+def _complete_winner(
+    part: pd.DataFrame | None, names: list[str], counts: tuple[int, int, int]
+) -> str:
+    """Who leads on the complete blocks of a group, against the leader on all."""
+    n_blocks, n_gaps, n_complete = counts
+    opening = _without_value(n_blocks, n_gaps)
+    opening = f"{opening[0].upper()}{opening[1:]}"
+    leaders = [] if part is None else list(part[part["position"] == 1]["learner"])
+    if not leaders:
+        return (
+            f"{opening}, and no block has a value of every learner ranked here: "
+            "this order rests on failures as much as on recovery."
+        )
+    on = f"on the {n_complete} blocks where every learner with a value has one"
+    if set(leaders) == set(names):
+        still = "still ranks" if len(names) == 1 else "still share the"
+        return f"{opening}; {on}, {_names(names)} {still} first."
+    verb = "ranks" if len(leaders) == 1 else "share the"
+    row = part[part["position"] == 1].iloc[0]
+    rank = format_interval(row["mean_rank"], row["rank_low"], row["rank_high"])
+    return (
+        f"{opening}; {on}, {_names(leaders)} {verb} first instead (mean rank "
+        f"{rank}): the lead above comes from failed fits."
+    )
+
+
 def _shift_sentences(analysis: Analysis) -> list[str]:
-    """The largest changes of mean rank, over every comparison and group."""
+    """The largest changes of mean rank, over every comparison and group.
+
+    Where some block of a group lacks a value of a compared learner, the change
+    is judged on the complete blocks (:func:`~._analysis.complete_blocks`), and
+    ordered by its size there: a learner that "moves" only because others
+    failed is never headlined as a change of that learner.
+    """
     label = _label(analysis.metric)
     candidates = []
     for comparison in analysis.comparisons:
         shift = comparison.shift
         by = list(shift.attrs.get("by", ()))
+        complete = _records(comparison.complete_shift, by)
         moved = (shift["comparison"] == "compared") & (shift["rank_gain"] != 0)
         for record in shift[moved].to_dict("records"):
-            candidates.append((abs(record["rank_gain"]), comparison, by, record))
-    candidates.sort(key=lambda item: -item[0])
-    sentences = []
-    for _, comparison, by, record in candidates[:_MAX_SENTENCES]:
-        gain = record["rank_gain"]
-        low, high = record["rank_gain_low"], record["rank_gain_high"]
-        before, after = record["position_from"], record["position_to"]
-        source = _under(comparison.axis, comparison.source)
-        target = _under(comparison.axis, comparison.target)
-        if after == before:
-            move = f"keeps the {_ordinal(before)} place {source} and {target}"
-        else:
-            verb = "rises" if after < before else "falls"
-            move = (
-                f"{verb} from {_ordinal(before)} {source} to {_ordinal(after)} {target}"
+            key = [record[c] for c in by]
+            counts = _block_counts(comparison.blocks, by, key)
+            other = complete.get((*_key(key), record["learner"]))
+            if other is not None and other["comparison"] != "compared":
+                other = None
+            size = (
+                abs(record["rank_gain"])
+                if not counts[1]
+                else 0.0
+                if other is None
+                else abs(other["rank_gain"])
             )
-        if gain > 0:
-            change = f"its mean rank improves by {format_interval(gain, low, high)}"
-        else:
-            change = f"its mean rank worsens by {format_interval(-gain, -high, -low)}"
+            candidates.append((size, comparison, by, record, other, counts))
+    candidates.sort(key=lambda item: -item[0])
+    return [
+        _shift_sentence(label, comparison, by, record, other, counts)
+        for _, comparison, by, record, other, counts in candidates[:_MAX_SENTENCES]
+    ]
+
+
+def _shift_sentence(
+    label: str,
+    comparison: Comparison,
+    by: list[str],
+    record: Mapping[str, Any],
+    other: Mapping[str, Any] | None,
+    counts: tuple[int, int, int],
+) -> str:
+    learner = record["learner"]
+    gain = record["rank_gain"]
+    low, high = record["rank_gain_low"], record["rank_gain_high"]
+    before, after = record["position_from"], record["position_to"]
+    source = _under(comparison.axis, comparison.source)
+    target = _under(comparison.axis, comparison.target)
+    n = int(record["n_repeats"])
+    thin = n < MIN_REPEATS
+    if after == before:
+        move = f"keeps the {_ordinal(before)} place {source} and {target}"
+    else:
+        verb = "rises" if after < before else "falls"
+        move = f"{verb} from {_ordinal(before)} {source} to {_ordinal(after)} {target}"
+    change = _gain_text(gain, low, high, thin)
+    where = _where(by, [record[c] for c in by])
+    opening = f"By {label}{f' ({where})' if where else ''}, {learner} {move}; {change}"
+    n_blocks, n_gaps, n_complete = counts
+    if not n_gaps:
         verdict = (
-            "a significant change"
+            _too_few(n)
+            if thin
+            else "a significant change"
             if record["significant"]
             else "not significant: the interval includes no change"
         )
-        where = _where(by, [record[c] for c in by])
-        where = f" ({where})" if where else ""
-        sentences.append(
-            f"By {label}{where}, {record['learner']} {move}; {change}, {verdict}."
+        return f"{opening}, {verdict}."
+    share = _without_value(n_blocks, n_gaps)
+    own = [
+        f"{int(failed)} {side}"
+        for failed, side in (
+            (record["n_failed_from"], source),
+            (record["n_failed_to"], target),
         )
-    return sentences
+        if not pd.isna(failed) and failed
+    ]
+    origin = (
+        f"failed fits, {learner}'s own among them ({', '.join(own)})"
+        if own
+        else "other learners' failed fits"
+    )
+    not_learner = f"not from a change of {learner}"
+    if other is None:
+        tail = (
+            f"{share}, and no block has a value of every compared learner on both "
+            f"sides: the shift comes from {origin}, {not_learner}"
+        )
+    else:
+        m = int(other["n_repeats"])
+        there = _gain_text(
+            other["rank_gain"],
+            other["rank_gain_low"],
+            other["rank_gain_high"],
+            m < MIN_REPEATS,
+        )
+        on = f"on the {n_complete} blocks where every compared learner has a value"
+        same = np.sign(other["rank_gain"]) == np.sign(gain)
+        thin = m < MIN_REPEATS
+        if other["significant"] and same and not thin:
+            verdict = ", a significant change there too"
+        elif other["significant"] and not thin:
+            verdict = f", the other way: {origin} reverse it"
+        elif thin and round(other["rank_gain"], 2) != 0:
+            verdict = f", {_too_few(m)}"
+        else:
+            verdict = f": the shift comes from {origin}, {not_learner}"
+        tail = f"{share}; {on}, {there}{verdict}"
+    return f"{opening}. {tail[0].upper()}{tail[1:]}."
+
+
+def _gain_text(gain: float, low: float, high: float, thin: bool) -> str:
+    if round(gain, 2) == 0:
+        return "its mean rank changes by " + format_interval(
+            gain, low, high, signed=True, thin=thin
+        )
+    if gain > 0:
+        return (
+            "its mean rank improves by "
+            + format_interval(gain, low, high, thin=thin)
+        )
+    return "its mean rank worsens by " + format_interval(
+        -gain, -high, -low, thin=thin
+    )
 
 
 def _agreement_sentences(analysis: Analysis) -> list[str]:
@@ -719,16 +1130,47 @@ def _agreement_sentences(analysis: Analysis) -> list[str]:
         for comparison in comparisons:
             overall = _overall(comparison.agreement)
             tau = (
-                format_interval(overall["tau"], overall["tau_low"], overall["tau_high"])
+                _tau(overall)
                 if overall["comparison"] == "compared"
                 else "no data"
             )
-            parts.append(f"{comparison.target} {tau}")
+            complete = _complete_tau(comparison)
+            complete = f" ({complete})" if complete else ""
+            parts.append(f"{comparison.target} {tau}{complete}")
         sentences.append(
             f"Kendall's tau between the learner orderings {lead}, over the whole "
             f"grid {scale}: {'; '.join(parts)}."
         )
     return sentences
+
+
+def _tau(row: Mapping[str, Any]) -> str:
+    thin = not pd.isna(row["n_repeats"]) and row["n_repeats"] < MIN_REPEATS
+    return format_interval(row["tau"], row["tau_low"], row["tau_high"], thin=thin)
+
+
+def _complete_tau(comparison: Comparison) -> str:
+    """``k of N blocks ...; on the M blocks ...: tau``, or nothing."""
+    n_blocks, n_gaps, n_complete = (
+        int(comparison.blocks[c].sum()) if len(comparison.blocks) else 0
+        for c in ("n_blocks", "n_gaps", "n_complete")
+    )
+    if not n_gaps:
+        return ""
+    there = (
+        _overall(comparison.complete_agreement)
+        if comparison.complete_agreement is not None
+        else None
+    )
+    tau = (
+        _tau(there)
+        if there is not None and there["comparison"] == "compared"
+        else "no data"
+    )
+    return (
+        f"{_without_value(n_blocks, n_gaps)}; on the {n_complete} blocks where "
+        f"every compared learner has a value: {tau}"
+    )
 
 
 def _overall(agreement: pd.DataFrame) -> pd.Series:
@@ -748,18 +1190,22 @@ def _agreement_sentence(comparison: Comparison, scale: str) -> str:
             f"The learner orderings {sides} cannot be compared: fewer than two "
             "learners have results on both sides."
         )
-    tau = format_interval(overall["tau"], overall["tau_low"], overall["tau_high"])
     sentence = (
-        f"Kendall's tau between the learner orderings {sides} is {tau} over the "
-        f"whole grid {scale}"
+        f"Kendall's tau between the learner orderings {sides} is {_tau(overall)} "
+        f"over the whole grid {scale}"
     )
+    complete = _complete_tau(comparison)
+    if complete:
+        sentence += f"; {complete}"
     groups = agreement[
         (agreement["scope"] == "group") & (agreement["comparison"] == "compared")
     ]
     if len(groups) > 1:
         lowest = groups.loc[groups["tau"].idxmin()]
-        low = format_interval(lowest["tau"], lowest["tau_low"], lowest["tau_high"])
-        sentence += f"; lowest ({_where(by, [lowest[c] for c in by])}): {low}"
+        sentence += f"; lowest ({_where(by, [lowest[c] for c in by])}): {_tau(lowest)}"
+    n = overall["n_repeats"]
+    if not pd.isna(n) and n < MIN_REPEATS:
+        sentence += f"; {_too_few(int(n))} how closely they agree"
     return sentence + "."
 
 
@@ -773,30 +1219,52 @@ def _critical_difference_sentences(analysis: Analysis) -> list[str]:
     ]
     if not groups:
         return []
+    repeats = {
+        _key(key): int(part["repeat"].nunique())
+        for key, part in _groups(analysis.frame, by)
+    }
     different = [(key, part) for key, part in groups if part["p_value"].iloc[0] < alpha]
     what = " x ".join(_HEADERS.get(c, c) for c in by)
-    sentences = [
+    opening = (
         f"Friedman tests at level {alpha:g}: the learners' mean ranks differ in "
-        f"{len(different)} of {len(groups)} groups ({what})."
-    ]
+        f"{len(different)} of {len(groups)} groups ({what})"
+    )
+    fewest = min(repeats.get(_key(key), 0) for key, _ in groups)
+    if fewest < MIN_REPEATS:
+        opening += (
+            f"; {_too_few(fewest)}: the blocks of a repeat share its graph, so the "
+            "test has fewer independent units than blocks"
+        )
+    sentences = [opening + "."]
     strongest = sorted(different, key=lambda item: -item[1]["statistic"].iloc[0])
     for key, part in strongest[:_MAX_SENTENCES]:
         best, worse, _ = _best_and_others(part[part["mean_rank"].notna()])
         first = part.iloc[0]
         where = _where(by, key)
+        where = f"{where[0].upper()}{where[1:]}"
         evidence = (
             f"critical difference {first['critical_difference']:.2f}, Friedman p "
             f"{_p_value(first['p_value'])}"
         )
-        if worse:
+        n_blocks, n_gaps, _ = _block_counts(analysis.cd_blocks, by, key)
+        if n_gaps:
+            evidence += f"; {_without_value(n_blocks, n_gaps)}"
+        n = repeats.get(_key(key), 0)
+        if worse and n < MIN_REPEATS:
             names = _names([name for name, _ in worse])
             sentences.append(
-                f"{where[0].upper()}{where[1:]}, {best[0]} (mean rank {best[1]:.2f}) "
+                f"{where}, {best[0]} (mean rank {best[1]:.2f}) ranks ahead of "
+                f"{names}, but {_too_few(n)} ({evidence})."
+            )
+        elif worse:
+            names = _names([name for name, _ in worse])
+            sentences.append(
+                f"{where}, {best[0]} (mean rank {best[1]:.2f}) "
                 f"is significantly better than {names} ({evidence})."
             )
         else:
             sentences.append(
-                f"{where[0].upper()}{where[1:]}, no learner is significantly worse "
+                f"{where}, no learner is significantly worse "
                 f"than the best, {best[0]} (mean rank {best[1]:.2f}; {evidence})."
             )
     return sentences
@@ -820,7 +1288,39 @@ def _failure_sentences(analysis: Analysis) -> list[str]:
             f". The most frequent message ({fits} fits; {learners}): "
             f"\u201c{message}\u201d"
         )
-    return [sentence + ".", *_no_position_sentences(analysis)]
+    return [
+        sentence + ".",
+        *_failure_rate_sentences(analysis),
+        *_no_position_sentences(analysis),
+    ]
+
+
+def _failure_rate_sentences(analysis: Analysis) -> list[str]:
+    """The failure rate under each generator, and the learners that fail most."""
+    rates = analysis.failures
+    parts = []
+    for generator, part in rates.groupby("generator", sort=True):
+        failed, fits = int(part["n_failed"].sum()), int(part["n_fits"].sum())
+        text = f"under {generator} {100 * failed / fits:.0f}% ({failed} of {fits} fits"
+        worst = part[part["n_failed"] > 0].assign(
+            share=lambda t: t["n_failed"] / t["n_fits"]
+        )
+        worst = worst.sort_values(["share", "learner"], ascending=[False, True])
+        named = [
+            f"{row['learner']} {100 * row['share']:.0f}% ({row['n_failed']} of "
+            f"{row['n_fits']})"
+            for row in worst.head(_MAX_SENTENCES).to_dict("records")
+        ]
+        more = len(worst) - len(named)
+        if named:
+            text += ": " + ", ".join(named) + (f" and {more} more" if more else "")
+        parts.append(text + ")")
+    return [
+        "Failure rates by generator: "
+        + "; ".join(parts)
+        + ". Failed fits rank last, so they lift the other learners' ranks; the "
+        "findings above say where a rank rests on them."
+    ]
 
 
 def _no_position_sentences(analysis: Analysis) -> list[str]:
@@ -865,7 +1365,8 @@ def _share(count: int, total: int) -> str:
 def _selection_sentences(analysis: Analysis) -> list[str]:
     """Learners that selected every pair, or none: their edge metrics mislead."""
     summary = analysis.selection
-    if summary.empty:
+    # By a threshold-free metric or a loss the selection does not matter.
+    if summary.empty or get_metric(analysis.metric).needs != "edges":
         return []
     parts = []
     for row in summary.to_dict("records"):
@@ -914,15 +1415,17 @@ def findings(analysis: Analysis) -> list[str]:
     >>> from skggm_bench.benchmark.analysis._analysis import analyse
     >>> frame = pd.DataFrame({
     ...     "generator": "DD", "n_features": 10, "density": 0.1, "n_samples": 50,
-    ...     "repeat": [0, 0, 1, 1, 2, 2], "learner": ["a", "b"] * 3,
-    ...     "f1": [0.2, 0.6, 0.3, 0.7, 0.1, 0.5], "status": "ok"})
+    ...     "repeat": [r for r in range(5) for _ in "ab"], "learner": ["a", "b"] * 5,
+    ...     "f1": [0.2, 0.6, 0.3, 0.7, 0.1, 0.5, 0.2, 0.4, 0.3, 0.5], "status": "ok"})
     >>> for sentence in findings(analyse(frame, "f1", n_bootstrap=100)):
     ...     print(sentence)  # doctest: +NORMALIZE_WHITESPACE
     Under DD, b ranks first by F1 over the whole grid: mean rank 1.00 (1.00–1.00),
-    mean F1 0.60 (0.50–0.70); no other learner's rank interval overlaps it.
-    Friedman tests at level 0.05: the learners' mean ranks differ in 0 of 1 groups
+    mean F1 0.54 (0.46–0.62); no other learner's rank interval overlaps that of b.
+    Friedman tests at level 0.05: the learners' mean ranks differ in 1 of 1 groups
     (generator x density).
-    All 6 fits finished.
+    Under DD, density 0.1, b (mean rank 1.00) is significantly better than a
+    (critical difference 0.88, Friedman p 0.025).
+    All 10 fits finished.
     """
     return [
         *_winner_sentences(analysis),
@@ -942,7 +1445,8 @@ def findings(analysis: Analysis) -> list[str]:
 def text_table(table: Table, width: int = 100) -> str:
     """A :class:`Table` as aligned text, one block per group, at most ``width`` wide.
 
-    Wrappable columns are wrapped (at spaces) until the table fits.
+    Wrappable columns are wrapped (at spaces) until the table fits; the notes
+    follow, each a paragraph.
 
     Parameters
     ----------
@@ -967,6 +1471,7 @@ def text_table(table: Table, width: int = 100) -> str:
         heading = _where(table.columns[: table.n_group], key) if key else ""
         body = _aligned(columns, rows, table.wrap, width)
         blocks.append(f"{heading[0].upper()}{heading[1:]}\n{body}" if heading else body)
+    blocks += [textwrap.fill(note, width) for note in table.notes]
     return "\n\n".join(blocks)
 
 
@@ -1063,8 +1568,12 @@ def text_report(analysis: Analysis, width: int = 100) -> str:
         textwrap.fill(sentence, width, initial_indent="- ", subsequent_indent="  ")
         for sentence in findings(analysis)
     )
-    parts = [heading("Findings"), "\n".join(bullets)]
-    differences = critical_difference_table(analysis.cd)
+    parts = [
+        heading("Findings"),
+        paragraph(evidence_line(analysis)),
+        "\n".join(bullets),
+    ]
+    differences = critical_difference_table(analysis.cd, analysis.selection)
     parts += [
         heading(f"Leaderboard by {label} ({_direction(analysis.metric)})"),
         text_table(leaderboard_table(analysis.board), width),
@@ -1073,7 +1582,7 @@ def text_report(analysis: Analysis, width: int = 100) -> str:
         text_table(differences, width),
     ]
     for comparison in analysis.comparisons:
-        table = rank_shift_table(comparison.shift)
+        table = rank_shift_table(comparison.shift, analysis.selection)
         between = {"graph": "graphs", "data_model": "data models"}
         title = (
             f"Rank shift {comparison.source} -> {comparison.target}"
@@ -1091,8 +1600,63 @@ def text_report(analysis: Analysis, width: int = 100) -> str:
         ]
     failures = failure_table(analysis.frame)
     if failures.rows:
-        parts += [heading("Fits that did not finish"), text_table(failures, width)]
+        rates = failure_rate_table(analysis.frame)
+        parts += [
+            heading("Fits that did not finish"),
+            paragraph(rates.caption),
+            text_table(rates, width),
+            text_table(failures, width),
+        ]
     return "\n\n".join(parts)
+
+
+def evidence_line(analysis: Analysis) -> str:
+    """How many repeats carry the intervals, and what the marks mean.
+
+    Parameters
+    ----------
+    analysis : Analysis
+        From :func:`analyse`.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from skggm_bench.benchmark.analysis._analysis import analyse
+    >>> frame = pd.DataFrame({
+    ...     "generator": "DD", "n_features": 10, "density": 0.1, "n_samples": 50,
+    ...     "repeat": [0, 0, 1, 1], "learner": ["a", "b"] * 2,
+    ...     "f1": [0.2, 0.6, 0.3, 0.7], "status": "ok"})
+    >>> print(evidence_line(analyse(frame, n_bootstrap=100)))  # doctest: +ELLIPSIS
+    Every interval is a 95% bootstrap interval over n = 2 repeats...
+    """
+    repeats = sorted(set(analysis.board["n_repeats"].astype(int)))
+    n = str(repeats[0]) if len(repeats) == 1 else f"{repeats[0]} to {repeats[-1]}"
+    plural = "repeat" if repeats == [1] else "repeats"
+    line = (
+        f"Every interval is a {100 * analysis.board.attrs['confidence']:g}% "
+        f"bootstrap interval over n = {n} {plural} (the random graphs, each shared "
+        "by every learner)"
+    )
+    if repeats[0] < 2:
+        return line + ": with a single repeat no interval can be estimated."
+    if repeats[0] < MIN_REPEATS:
+        line += (
+            f". Fewer than {MIN_REPEATS} repeats cannot resolve a 95% interval: "
+            f"such intervals are marked {THIN_MARK}, and no difference they show is "
+            "called significant"
+        )
+    board = analysis.board
+    if (board["rank_low"] == board["rank_high"]).any():
+        line += (
+            ". An interval of zero width, such as 1.00 (1.00\u20131.00), means that "
+            "every resampled set of repeats gave the same value: the repeats agree, "
+            "which is not certainty"
+        )
+    return line + "."
 
 
 # --------------------------------------------------------------------------------------
@@ -1104,7 +1668,8 @@ def report_tables(analysis: Analysis) -> list[tuple[str, Table]]:
     """The tables of a study, each with a file-name stem, in report order.
 
     The leaderboard by scenario, over the whole grid, the critical differences,
-    the rank shifts and the agreement of the orderings.
+    the rank shifts, the agreement of the orderings and, when some fit did not
+    finish, the failure rates.
 
     Parameters
     ----------
@@ -1129,7 +1694,10 @@ def report_tables(analysis: Analysis) -> list[tuple[str, Table]]:
     tables = [
         ("leaderboard", leaderboard_table(analysis.board)),
         ("leaderboard_overall", leaderboard_table(analysis.overall)),
-        ("critical_differences", critical_difference_table(analysis.cd)),
+        (
+            "critical_differences",
+            critical_difference_table(analysis.cd, analysis.selection),
+        ),
     ]
     for comparison in analysis.comparisons:
         stem = re.sub(
@@ -1137,7 +1705,9 @@ def report_tables(analysis: Analysis) -> list[tuple[str, Table]]:
             "_",
             f"rank_shift_{comparison.axis}_{comparison.source}_{comparison.target}",
         )
-        tables.append((stem, rank_shift_table(comparison.shift)))
+        tables.append((stem, rank_shift_table(comparison.shift, analysis.selection)))
     if analysis.comparisons:
         tables.append(("agreement", agreement_table(analysis.comparisons)))
+    if (analysis.frame["status"] != "ok").any():
+        tables.append(("failure_rates", failure_rate_table(analysis.frame)))
     return tables

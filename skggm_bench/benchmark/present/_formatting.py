@@ -12,7 +12,17 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["format_interval", "format_leaderboard", "format_rank_shift"]
+from ..analysis._ranking import MIN_REPEATS
+
+__all__ = ["THIN_MARK", "format_interval", "format_leaderboard", "format_rank_shift"]
+
+#: Follows an interval computed from fewer than ``MIN_REPEATS`` repeats: too few
+#: for the bootstrap to resolve a 95% interval (see ``_ranking.MIN_REPEATS``).
+THIN_MARK = "\u2020"
+
+
+def _thin(n_repeats: object) -> bool:
+    return not pd.isna(n_repeats) and int(n_repeats) < MIN_REPEATS
 
 
 def format_interval(
@@ -23,6 +33,7 @@ def format_interval(
     decimals: int = 2,
     signed: bool = False,
     missing: str = "no data",
+    thin: bool = False,
 ) -> str:
     """A value with its interval in compact display form: ``+1.42 (1.08–1.83)``.
 
@@ -40,6 +51,9 @@ def format_interval(
         gain).
     missing : str, default="no data"
         Text for a missing value.
+    thin : bool, default=False
+        The interval comes from too few repeats to resolve it (fewer than
+        ``MIN_REPEATS``): it is followed by :data:`THIN_MARK`.
 
     Returns
     -------
@@ -58,6 +72,8 @@ def format_interval(
     '0.50'
     >>> format_interval(float("nan"), 0.1, 0.9)
     'no data'
+    >>> format_interval(0.5, 0.4, 0.6, thin=True)
+    '0.50 (0.40–0.60)†'
     """
     if value is None or pd.isna(value):
         return missing
@@ -74,7 +90,8 @@ def format_interval(
     low_text, high_text = number(low, False), number(high, False)
     negative = low_text.startswith("-") or high_text.startswith("-")
     separator = " to " if negative else "\u2013"
-    return f"{text} ({low_text}{separator}{high_text})"
+    mark = THIN_MARK if thin else ""
+    return f"{text} ({low_text}{separator}{high_text}){mark}"
 
 
 def _yes_no(flag: object) -> str:
@@ -106,6 +123,8 @@ def format_leaderboard(board: pd.DataFrame, decimals: int = 2) -> pd.DataFrame:
         (failed, timed out or missing fits of all the learner's fits in the
         group, e.g. ``"1/8"``) and ``tied with`` (the learners whose rank
         interval overlaps this one's; such learners are not told apart).
+        Intervals over fewer than ``MIN_REPEATS`` (5) repeats are followed by
+        :data:`THIN_MARK`.
 
     Examples
     --------
@@ -117,7 +136,7 @@ def format_leaderboard(board: pd.DataFrame, decimals: int = 2) -> pd.DataFrame:
     ...     "repeat": [0, 0, 1, 1], "learner": ["a", "b"] * 2,
     ...     "f1": [0.2, 0.6, 0.3, 0.7], "status": "ok"})
     >>> format_leaderboard(leaderboard(frame, "f1")).iloc[0, 2:].tolist()
-    ['b', '1', '1.00 (1.00–1.00)', '0.65 (0.60–0.70)', '0/2', '']
+    ['b', '1', '1.00 (1.00–1.00)†', '0.65 (0.60–0.70)†', '0/2', '']
     """
     metric = board.attrs.get("metric", "metric")
     confidence = board.attrs.get("confidence", 0.95)
@@ -137,18 +156,29 @@ def format_leaderboard(board: pd.DataFrame, decimals: int = 2) -> pd.DataFrame:
         else f"no data: {reason}"
         for position, reason in zip(board["position"], reasons, strict=True)
     ]
+    thin = [
+        _thin(n)
+        for n in (
+            board["n_repeats"] if "n_repeats" in board else [np.nan] * len(board)
+        )
+    ]
     table[f"mean rank {label}"] = [
-        format_interval(*values, decimals=decimals)
-        for values in zip(
-            board["mean_rank"], board["rank_low"], board["rank_high"], strict=True
+        format_interval(*values, decimals=decimals, thin=few)
+        for *values, few in zip(
+            board["mean_rank"],
+            board["rank_low"],
+            board["rank_high"],
+            thin,
+            strict=True,
         )
     ]
     table[f"{metric} {label}"] = [
-        format_interval(*values, decimals=decimals)
-        for values in zip(
+        format_interval(*values, decimals=decimals, thin=few)
+        for *values, few in zip(
             board["mean_metric"],
             board["metric_low"],
             board["metric_high"],
+            thin,
             strict=True,
         )
     ]
@@ -181,10 +211,12 @@ def format_rank_shift(shift: pd.DataFrame, decimals: int = 2) -> pd.DataFrame:
         The grouping columns, ``learner``, ``position`` (``"from → to"``, ``–``
         where a side has no position), ``places gained`` (signed, or
         ``"no data"``), ``mean-rank gain (95% CI)`` (as :func:`format_interval`,
-        or ``"no data"``), ``significant`` (``"yes"``/``"no"``; never ``"yes"``
-        without data), ``<metric>`` (mean metric, ``"from → to"``) and
-        ``failed`` (failed fits, ``"from → to"``). ``table.attrs`` is
-        ``shift.attrs``.
+        or ``"no data"``; followed by :data:`THIN_MARK` over fewer than
+        ``MIN_REPEATS`` paired repeats), ``significant`` (``"yes"``/``"no"``;
+        never ``"yes"`` without data; ``"too few"`` over fewer
+        than ``MIN_REPEATS`` paired repeats), ``<metric>`` (mean metric,
+        ``"from → to"``) and ``failed`` (failed fits, ``"from → to"``).
+        ``table.attrs`` is ``shift.attrs``.
 
     Examples
     --------
@@ -199,8 +231,10 @@ def format_rank_shift(shift: pd.DataFrame, decimals: int = 2) -> pd.DataFrame:
     ...                       ("TO", {"a": 0.3, "b": 0.8})]
     ...     for name, f1 in scores.items()]
     >>> table = format_rank_shift(rank_shift(pd.DataFrame(rows), "f1", "DD", "TO"))
-    >>> table.iloc[0, 1:].tolist()
-    ['b', '2 → 1', '+1', '+1.00 (1.00–1.00)', 'yes', '0.10 → 0.80', '0 → 0']
+    >>> table.iloc[0, 1:6].tolist()
+    ['b', '2 → 1', '+1', '+1.00 (1.00–1.00)†', 'too few']
+    >>> table.iloc[0, 6:].tolist()
+    ['0.10 → 0.80', '0 → 0']
     """
     metric = shift.attrs.get("metric", "metric")
     confidence = shift.attrs.get("confidence", 0.95)
@@ -214,16 +248,27 @@ def format_rank_shift(shift: pd.DataFrame, decimals: int = 2) -> pd.DataFrame:
         "no data" if pd.isna(gained) else "0" if gained == 0 else f"{int(gained):+d}"
         for gained in shift["places_gained"]
     ]
+    repeats = (
+        shift["n_repeats"] if "n_repeats" in shift else pd.Series(np.nan, shift.index)
+    )
     table[f"mean-rank gain ({100 * confidence:g}% CI)"] = [
-        format_interval(*values, decimals=decimals, signed=True)
-        for values in zip(
+        format_interval(*values, decimals=decimals, signed=True, thin=_thin(n))
+        for *values, n in zip(
             shift["rank_gain"],
             shift["rank_gain_low"],
             shift["rank_gain_high"],
+            repeats,
             strict=True,
         )
     ]
-    table["significant"] = [_yes_no(flag) for flag in shift["significant"]]
+    table["significant"] = [
+        "too few"
+        if _thin(n) and compared == "compared"
+        else _yes_no(flag)
+        for flag, n, compared in zip(
+            shift["significant"], repeats, shift["comparison"], strict=True
+        )
+    ]
     number = f"{{:.{decimals}f}}"
     table[metric] = [
         f"{_or_dash(a, number)} \u2192 {_or_dash(b, number)}"

@@ -58,13 +58,14 @@ def markdown_table(table: Table) -> str:
     lines.append("| " + " | ".join(cell(c) for c in table.columns) + " |")
     lines.append("| " + " | ".join("---" for _ in table.columns) + " |")
     lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in table.rows]
+    lines += [line for note in table.notes for line in ("", cell(note))]
     return "\n".join(lines)
 
 
 def _latex_text(text: str) -> str:
     escaped = re.sub(r"([&%$#_{}])", r"\\\1", text.replace("\\", "\\textbackslash "))
     escaped = escaped.replace("~", "\\textasciitilde ").replace("^", "\\^{}")
-    return escaped.replace(MISSING, "--")
+    return escaped.replace(MISSING, "--").replace("\u2020", "\\textdagger{}")
 
 
 def latex_table(table: Table) -> str:
@@ -92,8 +93,10 @@ def latex_table(table: Table) -> str:
     frame = frame.apply(lambda column: column.map(_latex_text))
     frame.columns = [_latex_text(c) for c in frame.columns]
     styler = frame.style.hide(axis="index")
+    # The notes (marks, footnoted reasons) belong to the table wherever it goes.
+    caption = " ".join([table.caption, *table.notes]).strip()
     return styler.to_latex(
-        caption=_latex_text(table.caption) or None,
+        caption=_latex_text(caption) or None,
         hrules=True,
         position_float="centering",
         column_format="l" * len(frame.columns),

@@ -893,6 +893,24 @@ def _binned_means(points: pd.DataFrame, edges: np.ndarray) -> pd.DataFrame:
     return points.groupby(bins).agg(x=("x", "median"), y=("y", "mean"))
 
 
+def _log_axis(ax: Any, span: float) -> None:
+    """A logarithmic x axis labelled in plain numbers that never overlap.
+
+    Matplotlib labels the minor ticks of a log axis spanning about one to two
+    decades (``2x10^-2``, ``3x10^-2``, ...), and those labels run into each
+    other in a panel a few inches wide. Here only major ticks carry labels:
+    1, 2 and 5 per decade below two decades, one per decade above, written as
+    plain numbers (``0.05``, ``0.1``).
+    """
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    ax.set_xscale("log")
+    subs = (1.0, 2.0, 5.0) if span < 100 else (1.0,)
+    ax.xaxis.set_major_locator(LogLocator(base=10, subs=subs))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+
+
 def plot_difficulty(
     frame: pd.DataFrame,
     metric: str = "f1",
@@ -925,7 +943,9 @@ def plot_difficulty(
         sample sizes, successful fits only), and per learner a line through its
         mean in each bin of graphs; learners are named in the figure legend.
         The x axis is logarithmic when the values span more than a factor of
-        20. A panel without any successful fit says "no data".
+        20, with plain-number labels at 1, 2 and 5 per decade (one per decade
+        beyond two decades) and none on the minor ticks. A panel without any
+        successful fit says "no data".
 
     Raises
     ------
@@ -984,7 +1004,7 @@ def plot_difficulty(
             continue
         x = points["x"].to_numpy(float)
         if x.min() > 0 and x.max() / x.min() > 20:
-            ax.set_xscale("log")
+            _log_axis(ax, x.max() / x.min())
             edges = np.geomspace(x.min(), x.max(), n_bins + 1)
         else:
             edges = np.linspace(x.min(), x.max(), n_bins + 1)

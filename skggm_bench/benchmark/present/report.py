@@ -23,7 +23,8 @@ report has, in order:
 5. the recovery curves against the sample size, one figure per density (and graph
    and data model);
 6. the main metric against the difficulty of each true graph (its weakest edge);
-7. the fits that did not finish, grouped by message with counts;
+7. the failure rate of each learner under each generator, and the fits that did
+   not finish, grouped by message with counts;
 8. the package versions recorded with the rows and the study configuration.
 
 Each table of sections 2 to 4 is also written beside the report, as CSV and as
@@ -57,6 +58,8 @@ from ..analysis.leaderboard import DEFAULT_TIE_TOLERANCE
 from ._display import (
     agreement_table,
     critical_difference_table,
+    evidence_line,
+    failure_rate_table,
     failure_table,
     findings,
     grid_table,
@@ -186,7 +189,7 @@ def _comparisons(analysis: Analysis, figures: _Figures | None) -> list[dict]:
                 "title": _comparison_title(
                     comparison.axis, comparison.source, comparison.target
                 ),
-                "table": rank_shift_table(comparison.shift),
+                "table": rank_shift_table(comparison.shift, analysis.selection),
                 "figure": figure,
             }
         )
@@ -301,7 +304,9 @@ def _context(
         "grouping": " and ".join(c.replace("_", " ") for c in analysis.by),
         "board": leaderboard_table(analysis.board),
         "overall": leaderboard_table(analysis.overall),
-        "critical_differences": critical_difference_table(analysis.cd),
+        "critical_differences": critical_difference_table(
+            analysis.cd, analysis.selection
+        ),
         "comparisons": [
             item | {"files": table_files[stem]}
             for item, (stem, _) in zip(
@@ -315,6 +320,8 @@ def _context(
         "several_graphs": frame["graph"].nunique() > 1,
         "agreement": agreement_table(analysis.comparisons),
         "failures": failure_table(frame),
+        "failure_rates": failure_rate_table(frame),
+        "evidence": evidence_line(analysis),
         "versions": versions_table(frame),
         "configuration": (
             json.dumps(dict(metadata), indent=2, default=str, sort_keys=True)
@@ -389,7 +396,7 @@ def write_report(
         configuration, ``ResultStore.metadata()``).
     n_bootstrap : int, default=2000
         Bootstrap replicates of the intervals.
-    tie_tolerance : float, default=1e-6
+    tie_tolerance : float, default=1e-4
         Relative difference within which two values of a block share their rank
         (:func:`~skggm_bench.benchmark.analysis.leaderboard.leaderboard`).
 
