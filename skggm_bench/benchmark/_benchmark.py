@@ -56,6 +56,13 @@ from ..metrics import get_metric
 from ..utils._validation import Interval, is_boolean
 from .analysis.leaderboard import DEFAULT_TIE_TOLERANCE
 from .plan._graphs import GraphAxisError, GraphEntry, graph_axis, realised_density
+from .plan._models import (
+    ModelAxisError,
+    ModelEntry,
+    draw_related_cell,
+    model_axis,
+    row_generator,
+)
 from .plan._seeding import (
     SEEDING_SCHEME,
     cell_seed,
@@ -537,6 +544,48 @@ backend name (e.g. 'loky') or None
         raise StudyError("backend", problem)
 
 
+def _check_models(
+    models: Any, data_models: dict, model: str
+) -> dict[str, ModelEntry]:
+    try:
+        axis = model_axis(models)
+    except ModelAxisError as exc:
+        raise StudyError("models", str(exc), exc.entry) from None
+    related = [name for name, entry in axis.items() if not entry.is_single]
+    if related and any(value is not None for value in data_models.values()):
+        raise StudyError(
+            "models",
+            f"models {related} are related models, observed as drawn (Gaussian "
+            "rows): data models apply to the single model only; run the data "
+            "models in a study of their own",
+            related[0],
+        )
+    if related and model != "concentration":
+        raise StudyError(
+            "models",
+            f"models {related} are related models, whose matrices are precisions: "
+            f"they need model='concentration', not {model!r}",
+            related[0],
+        )
+    return axis
+
+
+def _check_row_generators(grid: _Grid) -> None:
+    """Every (model, generator) must have its own ``generator`` in the rows."""
+    seen: dict[str, tuple[str, str]] = {}
+    for model in grid._related():
+        for generator in grid.generators:
+            name = row_generator(model, generator)
+            if name in seen:
+                raise StudyError(
+                    "models",
+                    f"the rows of model {model!r} with generator {generator!r} and "
+                    f"of model {seen[name][0]!r} with generator {seen[name][1]!r} "
+                    f"would both be named {name!r}; rename one",
+                )
+            seen[name] = (model or "single", generator)
+
+
 def _check_graphs(graph: Any, graph_params: Any) -> dict[str, GraphEntry]:
     try:
         return graph_axis(graph, graph_params)
@@ -585,6 +634,10 @@ class _Grid:
     memory_limit: int | None
     isolate: bool
     tie_tolerance: float = 0.0
+    # The model axis (the single model alone unless ``models`` is given).
+    models: dict[str, ModelEntry] = dataclasses.field(
+        default_factory=lambda: model_axis(None)
+    )
     # Per learner: the bytes sent to workers, and its packages' versions (JSON).
     shipped: dict = dataclasses.field(default_factory=dict)
     versions: dict = dataclasses.field(default_factory=dict)
@@ -604,7 +657,8 @@ class _Grid:
         """The number of rows, counted without listing them."""
         n_points = sum(len(self.points(graph)) for graph in self.graphs)
         return (
-            len(self.generators)
+            len(self.models)
+            * len(self.generators)
             * n_points
             * self.n_repeats
             * len(self.data_models)
@@ -612,9 +666,14 @@ class _Grid:
             * len(self.learners)
         )
 
+    def _related(self) -> list[str]:
+        """The cells' ``model`` per model of the axis ("" for the single one)."""
+        return ["" if e.is_single else name for name, e in self.models.items()]
+
     def cells(self) -> list[Cell]:
         return [
-            Cell(generator, graph, p, density, repeat)
+            Cell(generator, graph, p, density, repeat, model)
+            for model in self._related()
             for generator in self.generators
             for graph in self.graphs
             for density, p in self.points(graph)
@@ -633,7 +692,8 @@ class _Grid:
     def keys(self) -> list[tuple]:
         """Every row key, in the frame's order."""
         return [
-            (g, graph, m, learner, d, p, n, r)
+            (row_generator(model, g), graph, m, learner, d, p, n, r)
+            for model in self._related()
             for g in self.generators
             for graph in self.graphs
             for m in self.data_models
@@ -851,6 +911,25 @@ class Benchmark:
         ``observe(latent, covariance)`` method, see ``docs/data_models.md``); every
         learner sees the same latent draw under each of them. ``None`` means the
         Gaussian data as drawn, under the name ``"gaussian"``.
+    models : dict of str to model spec, list of str, or None, default=None
+        The model axis: named kinds of model, each a kind or a dict of a
+        ``"kind"`` and its parameters. ``"single"`` (what ``None`` means): one
+        graph and one matrix per data set. ``{"kind": "joint", "n_classes": K,
+        "shared_fraction": ..., "similarity": ...}``, ``{"kind":
+        "time_varying", "n_times": T, "change_rate": ..., "smoothness": ...,
+        "window": ...}``: K classes or T time points drawn around each generator
+        (:class:`~skggm_bench.generators.JointGenerator`,
+        :class:`~skggm_bench.generators.TimeVaryingGenerator`), ``n_samples``
+        rows per group, learners fitted with ``fit(X, y)`` (``y``: the group of
+        each row) and scored per group, averaged (and on the changes between
+        groups: ``change_tpr``, ``change_ppv``); ``{"kind": "latent",
+        "n_latent": h, "n_attached": ...}``: hidden variables
+        (:class:`~skggm_bench.generators.LatentGenerator`), learners fitted with
+        ``fit(X)``, scored against the graph of the sparse part (and ``rank``,
+        ``rank_error``, ``sparse_relative_error``). A related model's rows name
+        their generator ``"<model>/<generator>"``; see
+        ``docs/related_models.md``. Related models are concentration graphs
+        observed as drawn (no ``data_models``).
     model : {"concentration", "covariance"}, default="concentration"
         Role of the generated matrix: the precision (the graph is a conditional
         independence graph) or the covariance (a marginal independence graph).
@@ -984,6 +1063,7 @@ default=None
         n_samples: Any = (100,),
         n_repeats: int = 1,
         data_models: Mapping[str, Any] | None = None,
+        models: Any = None,
         model: str = "concentration",
         metrics: Sequence[str] = DEFAULT_METRICS,
         n_jobs: int | None = None,
@@ -1006,6 +1086,7 @@ default=None
         self.n_samples = n_samples
         self.n_repeats = n_repeats
         self.data_models = data_models
+        self.models = models
         self.model = model
         self.metrics = metrics
         self.n_jobs = n_jobs
@@ -1130,7 +1211,9 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
             timeout=None if self.timeout is None else float(self.timeout),
             memory_limit=_check_memory_limit(self.memory_limit),
             isolate=isolate,
+            models=_check_models(self.models, data_models, self.model),
         )
+        _check_row_generators(grid)
         grid = dataclasses.replace(
             grid,
             graphs=_fix_structures(grid.graphs, grid.n_features, self.graph),
@@ -1180,6 +1263,9 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
                 for generator_name, generator in grid.generators.items():
                     try:
                         clone(generator).fit(graph.adjacency)
+                        for model in grid.models.values():
+                            if not model.is_single:
+                                model.generator(generator).fit(graph.adjacency)
                     except Exception as exc:
                         raise StudyError(
                             "generators",
@@ -1219,6 +1305,13 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
             "n_samples": list(grid.n_samples),
             "n_repeats": grid.n_repeats,
             "model": grid.model,
+            # Only a study with related models has the key: the fingerprint of
+            # every study of one graph per data set is what it was before.
+            **(
+                {"models": {n: e.describe() for n, e in grid.models.items()}}
+                if any(not e.is_single for e in grid.models.values())
+                else {}
+            ),
             "metrics": list(grid.metrics),
             "timeout": grid.timeout,
             "memory_limit": grid.memory_limit,
@@ -1332,6 +1425,7 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
             timeout=grid.timeout,
             memory_limit=grid.memory_limit,
             isolate=grid.isolate,
+            models=grid.models,
         )
 
     def _fill(
@@ -1394,6 +1488,7 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
         n_features: int | None = None,
         data_model: str | None = None,
         graph: str | None = None,
+        model: str | None = None,
     ) -> Bunch:
         """Re-create the data set behind a result row (e.g. to debug a failure).
 
@@ -1414,13 +1509,21 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
         graph : str or None, default=None
             The row's graph (a name of the graph axis); may be omitted when the
             study has one.
+        model : str or None, default=None
+            The row's model (a name of the model axis); may be omitted when the
+            study has one. ``generator`` is then the generator's own name.
 
         Returns
         -------
         sklearn.utils.Bunch
             The same keys as :func:`skggm_bench.datasets.make_ggm` returns:
             ``X``, the true ``adjacency`` (the support of the drawn matrix),
-            ``covariance``, ``precision``, ``seed`` (the row's seed), ...
+            ``covariance``, ``precision``, ``seed`` (the row's seed), ... For a
+            related model: ``X``, ``y`` (the group of each row, None for a latent
+            model), ``adjacency``, ``precision`` and ``covariance`` of shape
+            (K, p, p), ``sparse`` and ``low_rank`` (latent), ``seed``: the data of
+            ``make_joint_ggm`` (``make_time_varying_ggm``, ``make_latent_ggm``)
+            with ``random_state=seed``.
 
         Raises
         ------
@@ -1492,6 +1595,24 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
         drawn = draw_graph(
             entry.family, int(n_features), density, dict(entry.params), seed
         )
+        models = _check_models(self.models, data_models, self.model)
+        if model is None:
+            if len(models) != 1:
+                raise ValueError(f"the study has models {list(models)}: say which one")
+            model = next(iter(models))
+        if model not in models:
+            raise ValueError(f"unknown model {model!r}; have {list(models)}")
+        if not models[model].is_single:
+            related = draw_related_cell(
+                models[model], drawn.adjacency, generators[generator],
+                int(n_samples), seed,
+            )
+            X, y = related.data(int(n_samples))
+            return Bunch(
+                X=X, y=y, adjacency=related.adjacency, precision=related.precision,
+                covariance=related.covariance, sparse=related.sparse,
+                low_rank=related.low_rank, seed=seed,
+            )
         truth = draw_model(drawn.adjacency, generators[generator], self.model, seed)
         latent = draw_latent(truth, int(n_samples), seed)
         X, observer = observe(latent, truth.covariance, data_models[data_model], seed)
