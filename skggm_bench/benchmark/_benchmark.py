@@ -1033,7 +1033,7 @@ default=None
     ...     metrics=("tpr", "ppv"), random_state=0)
     >>> frame = bench.run().frame
     >>> frame.shape
-    (16, 22)
+    (16, 23)
     >>> # LedoitWolf's precision is dense: every pair is an edge, every edge is found
     >>> frame.loc[frame.learner == "ledoit_wolf", "tpr"].unique()
     array([1.])

@@ -247,9 +247,7 @@ def graph_signal(
             strength = np.abs(_correlation(covariance[k]))
         edges = upper_triangle(adjacency[k])
         on_edges.append(upper_triangle(strength)[edges])
-        correlations.append(
-            np.abs(upper_triangle(_correlation(covariance[k])))[~edges]
-        )
+        correlations.append(np.abs(upper_triangle(_correlation(covariance[k])))[~edges])
         eigenvalues = np.linalg.eigvalsh(matrix[k])
         conditions.append(float(eigenvalues[-1] / eigenvalues[0]))
         n_edges += int(np.count_nonzero(edges))
@@ -450,9 +448,7 @@ def draw_related_model(
     )
 
 
-def draw_group_rows(
-    model: RelatedModel, counts: Any, seed: int
-) -> list[np.ndarray]:
+def draw_group_rows(model: RelatedModel, counts: Any, seed: int) -> list[np.ndarray]:
     """Gaussian rows of each group, of its observed variables, from the noise stream.
 
     ``counts`` gives the rows per group. Group ``k`` has its own noise stream,

@@ -418,8 +418,7 @@ def _related_only(entry: Metric, has: str) -> str | None:
         )
     if entry.needs == "latent" and has != "latent":
         return (
-            "a metric of latent-variable models; this data set has no hidden "
-            "variables"
+            "a metric of latent-variable models; this data set has no hidden variables"
         )
     return None
 
@@ -593,9 +592,7 @@ def score_latent_learner(
                         "a low-rank part"
                     )
                 else:
-                    latent = latent_scores(
-                        estimator, sparse, low_rank, tol=tol
-                    )
+                    latent = latent_scores(estimator, sparse, low_rank, tol=tol)
             if isinstance(latent, str):
                 reason = latent
             else:

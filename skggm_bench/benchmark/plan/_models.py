@@ -23,6 +23,7 @@ that the key of the result table (and every reader of it) is unchanged.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -93,6 +94,14 @@ class ModelEntry:
         return RELATED_KINDS[self.kind](generator, **self.params)
 
 
+def _plain_number(value: Any) -> Any:
+    """A number as a Python int or float: the fingerprint is JSON (numpy's
+    integers are not); anything else as it is, for the generator to judge."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return value
+    return int(value) if isinstance(value, numbers.Integral) else float(value)
+
+
 def _entry(name: str, spec: Any) -> ModelEntry:
     if isinstance(spec, str):
         spec = {"kind": spec}
@@ -124,6 +133,7 @@ def _entry(name: str, spec: Any) -> ModelEntry:
             "(its generators axis and its seed), not a model's",
             name,
         )
+    params = {key: _plain_number(value) for key, value in params.items()}
     try:
         RELATED_KINDS[kind](None, **params)._validate_params()
     except (TypeError, ValueError) as exc:
