@@ -1263,9 +1263,6 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
                 for generator_name, generator in grid.generators.items():
                     try:
                         clone(generator).fit(graph.adjacency)
-                        for model in grid.models.values():
-                            if not model.is_single:
-                                model.generator(generator).fit(graph.adjacency)
                     except Exception as exc:
                         raise StudyError(
                             "generators",
@@ -1273,6 +1270,24 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
                             f"{what} with n_features={p}, density={drawn}: {exc}",
                             generator_name,
                         ) from exc
+                    self._probe_models(grid, generator_name, graph.adjacency)
+
+    @staticmethod
+    def _probe_models(grid: _Grid, generator: str, adjacency: np.ndarray) -> None:
+        """Fit each related model around ``generator`` on a graph of the grid."""
+        for name, model in grid.models.items():
+            if model.is_single:
+                continue
+            try:
+                model.generator(grid.generators[generator]).fit(adjacency)
+            except Exception as exc:
+                raise StudyError(
+                    "models",
+                    f"model {name!r} cannot be drawn around generator "
+                    f"{generator!r} on a graph of {adjacency.shape[0]} nodes with "
+                    f"{int(np.triu(adjacency, 1).sum())} edges: {exc}",
+                    name,
+                ) from exc
 
     @staticmethod
     def _fingerprint(grid: _Grid, entropy: int, stored: bool = True) -> dict:
@@ -1344,8 +1359,8 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
         -------
         BenchmarkResult
             All the rows of the grid (stored earlier or computed now), sorted in
-            grid order: generators, graphs, data models and learners as given,
-            then densities, n_features, n_samples and repeats.
+            grid order: models, generators, graphs, data models and learners as
+            given, then densities, n_features, n_samples and repeats.
 
         Raises
         ------

@@ -301,6 +301,9 @@ estimator = { class = "GraphicalLasso", alpha = 0.1 }
         ({"models": {"j": {"kind": "joint", "generator": None}}}, "generator"),
         ({"data_models": {"npn": Nonparanormal()}}, "data models"),
         ({"model": "covariance"}, "concentration"),
+        # Found by the dry probe on the study's graphs, naming model and generator.
+        ({"models": {"h": {"kind": "latent", "n_latent": 2, "n_attached": 9}}},
+         r"model 'h' cannot be drawn around generator 'to'.*n_attached=9"),
     ],
 )
 def test_validate_refuses_bad_models(changes, match):
