@@ -244,6 +244,24 @@ def test_leaderboard_of_a_related_metric(joint_rows):
     assert ranked.learner.iloc[0] == means.idxmin()
 
 
+def test_command_line_leaderboard_and_report_of_related_rows(tmp_path, capsys):
+    from skggm_bench import cli
+
+    path = tmp_path / "joint.sqlite"
+    joint_study(store=path).run()
+    assert cli.main(["leaderboard", "--store", str(path), "--metric",
+                     "change_ppv"]) == 0
+    printed = capsys.readouterr().out
+    assert "Leaderboard by PPV of the changes between groups (higher is better)" in (
+        printed
+    )
+    assert "Under joint/to" in printed
+    out = tmp_path / "report"
+    assert cli.main(["report", "--store", str(path), "--out", str(out), "--metric",
+                     "change_tpr"]) == 0
+    assert "TPR of the changes between groups" in (out / "report.html").read_text()
+
+
 def test_store_resumes_and_refuses_another_model_axis(tmp_path):
     path = tmp_path / "joint.sqlite"
     first = joint_study(store=path).run()
