@@ -210,11 +210,6 @@ class RelatedCell:
     sparse: np.ndarray | None = None
     low_rank: np.ndarray | None = None
 
-    @property
-    def nbytes(self) -> int:
-        arrays = [self.adjacency, self.precision, self.covariance, *self.rows]
-        return sum(a.nbytes for a in arrays)
-
     def data(self, n_samples: int) -> tuple[np.ndarray, np.ndarray | None]:
         """``X`` (the groups' first ``n_samples`` rows, in blocks) and ``y``."""
         X = np.concatenate([rows[:n_samples] for rows in self.rows])

@@ -270,8 +270,9 @@ class _Server(Server):
 
     def size(self, value: _CellData) -> int:
         arrays = [value.adjacency, value.covariance, value.precision, value.latent]
-        related = 0 if value.related is None else value.related.nbytes
-        return related + sum(a.nbytes for a in [*arrays, *value.observed.values()])
+        # A related cell's truth is the arrays above; its rows are its own.
+        rows = [] if value.related is None else value.related.rows
+        return sum(a.nbytes for a in [*arrays, *value.observed.values(), *rows])
 
     def warm_up(self) -> None:
         """Draw, fit and score a toy problem with this package's own code."""
