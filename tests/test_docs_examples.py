@@ -9,7 +9,8 @@
 * the joint-against-separate and time-varying-against-separate tables of
   docs/related_models.md, from their examples (the second needs regain);
 * the leaderboards page's example, run after the harness page's example, as a
-  reader would (on a smaller grid).
+  reader would (on a smaller grid);
+* the model axis example of docs/harness.md and its table.
 """
 
 import contextlib
@@ -174,3 +175,25 @@ def test_the_scale_example_of_bring_your_own_learner_gives_its_quoted_figures():
     kl = namespace["kl_divergence"]
     own = kl(namespace["S"], namespace["Sigma_z"], role="covariance")
     assert f"{own:.3g}" == f"{on_own_scale:.3g}"
+
+
+@pytest.mark.slow
+def test_model_axis_example_of_the_harness_page_gives_its_quoted_table():
+    page = (DOCS / "harness.md").read_text(encoding="utf-8")
+    section = page.split("### The model axis")[1].split("### ")[0]
+    code = section.split("```python\n")[1].split("```")[0]
+    namespace: dict = {}
+    exec(compile(code, "harness.md", "exec"), namespace)
+    frame = namespace["result"].frame
+    means = frame.groupby(["generator", "learner"])[
+        ["f1", "change_tpr", "change_ppv"]
+    ].mean()
+    for (generator, learner), row in means.dropna().iterrows():
+        quoted = (
+            f"| {generator} | {learner} | {row.f1:.3f} | {row.change_tpr:.3f} | "
+            f"{row.change_ppv:.3f} |"
+        )
+        assert quoted in section, quoted
+    assert (frame.loc[frame.learner == "glasso", "status"] == "failed").all()
+    board = namespace["result"].leaderboard("f1", by=("generator",))
+    assert set(board.loc[board.position == 1, "learner"]) == {"group"}

@@ -56,6 +56,13 @@ from ..metrics import get_metric
 from ..utils._validation import Interval, is_boolean
 from .analysis.leaderboard import DEFAULT_TIE_TOLERANCE
 from .plan._graphs import GraphAxisError, GraphEntry, graph_axis, realised_density
+from .plan._models import (
+    ModelAxisError,
+    ModelEntry,
+    draw_related_cell,
+    model_axis,
+    row_generator,
+)
 from .plan._seeding import (
     SEEDING_SCHEME,
     cell_seed,
@@ -556,6 +563,48 @@ backend name (e.g. 'loky') or None
         raise StudyError("backend", problem)
 
 
+def _check_models(
+    models: Any, data_models: dict, model: str
+) -> dict[str, ModelEntry]:
+    try:
+        axis = model_axis(models)
+    except ModelAxisError as exc:
+        raise StudyError("models", str(exc), exc.entry) from None
+    related = [name for name, entry in axis.items() if not entry.is_single]
+    if related and any(value is not None for value in data_models.values()):
+        raise StudyError(
+            "models",
+            f"models {related} are related models, observed as drawn (Gaussian "
+            "rows): data models apply to the single model only; run the data "
+            "models in a study of their own",
+            related[0],
+        )
+    if related and model != "concentration":
+        raise StudyError(
+            "models",
+            f"models {related} are related models, whose matrices are precisions: "
+            f"they need model='concentration', not {model!r}",
+            related[0],
+        )
+    return axis
+
+
+def _check_row_generators(grid: _Grid) -> None:
+    """Every (model, generator) must have its own ``generator`` in the rows."""
+    seen: dict[str, tuple[str, str]] = {}
+    for model in grid._related():
+        for generator in grid.generators:
+            name = row_generator(model, generator)
+            if name in seen:
+                raise StudyError(
+                    "models",
+                    f"the rows of model {model!r} with generator {generator!r} and "
+                    f"of model {seen[name][0]!r} with generator {seen[name][1]!r} "
+                    f"would both be named {name!r}; rename one",
+                )
+            seen[name] = (model or "single", generator)
+
+
 def _check_graphs(graph: Any, graph_params: Any) -> dict[str, GraphEntry]:
     try:
         return graph_axis(graph, graph_params)
@@ -604,6 +653,10 @@ class _Grid:
     memory_limit: int | None
     isolate: bool
     tie_tolerance: float = 0.0
+    # The model axis (the single model alone unless ``models`` is given).
+    models: dict[str, ModelEntry] = dataclasses.field(
+        default_factory=lambda: model_axis(None)
+    )
     # Per learner: the bytes sent to workers, and its packages' versions (JSON).
     shipped: dict = dataclasses.field(default_factory=dict)
     versions: dict = dataclasses.field(default_factory=dict)
@@ -623,7 +676,8 @@ class _Grid:
         """The number of rows, counted without listing them."""
         n_points = sum(len(self.points(graph)) for graph in self.graphs)
         return (
-            len(self.generators)
+            len(self.models)
+            * len(self.generators)
             * n_points
             * self.n_repeats
             * len(self.data_models)
@@ -631,9 +685,14 @@ class _Grid:
             * len(self.learners)
         )
 
+    def _related(self) -> list[str]:
+        """The cells' ``model`` per model of the axis ("" for the single one)."""
+        return ["" if e.is_single else name for name, e in self.models.items()]
+
     def cells(self) -> list[Cell]:
         return [
-            Cell(generator, graph, p, density, repeat)
+            Cell(generator, graph, p, density, repeat, model)
+            for model in self._related()
             for generator in self.generators
             for graph in self.graphs
             for density, p in self.points(graph)
@@ -652,7 +711,8 @@ class _Grid:
     def keys(self) -> list[tuple]:
         """Every row key, in the frame's order."""
         return [
-            (g, graph, m, learner, d, p, n, r)
+            (row_generator(model, g), graph, m, learner, d, p, n, r)
+            for model in self._related()
             for g in self.generators
             for graph in self.graphs
             for m in self.data_models
@@ -870,6 +930,25 @@ class Benchmark:
         ``observe(latent, covariance)`` method, see ``docs/data_models.md``); every
         learner sees the same latent draw under each of them. ``None`` means the
         Gaussian data as drawn, under the name ``"gaussian"``.
+    models : dict of str to model spec, list of str, or None, default=None
+        The model axis: named kinds of model, each a kind or a dict of a
+        ``"kind"`` and its parameters. ``"single"`` (what ``None`` means): one
+        graph and one matrix per data set. ``{"kind": "joint", "n_classes": K,
+        "shared_fraction": ..., "similarity": ...}``, ``{"kind":
+        "time_varying", "n_times": T, "change_rate": ..., "smoothness": ...,
+        "window": ...}``: K classes or T time points drawn around each generator
+        (:class:`~skggm_bench.generators.JointGenerator`,
+        :class:`~skggm_bench.generators.TimeVaryingGenerator`), ``n_samples``
+        rows per group, learners fitted with ``fit(X, y)`` (``y``: the group of
+        each row) and scored per group, averaged (and on the changes between
+        groups: ``change_tpr``, ``change_ppv``); ``{"kind": "latent",
+        "n_latent": h, "n_attached": ...}``: hidden variables
+        (:class:`~skggm_bench.generators.LatentGenerator`), learners fitted with
+        ``fit(X)``, scored against the graph of the sparse part (and ``rank``,
+        ``rank_error``, ``sparse_relative_error``). A related model's rows name
+        their generator ``"<model>/<generator>"``; see
+        ``docs/related_models.md``. Related models are concentration graphs
+        observed as drawn (no ``data_models``).
     model : {"concentration", "covariance"}, default="concentration"
         Role of the generated matrix: the precision (the graph is a conditional
         independence graph) or the covariance (a marginal independence graph).
@@ -973,7 +1052,7 @@ default=None
     ...     metrics=("tpr", "ppv"), random_state=0)
     >>> frame = bench.run().frame
     >>> frame.shape
-    (16, 22)
+    (16, 23)
     >>> # LedoitWolf's precision is dense: every pair is an edge, every edge is found
     >>> frame.loc[frame.learner == "ledoit_wolf", "tpr"].unique()
     array([1.])
@@ -1003,6 +1082,7 @@ default=None
         n_samples: Any = (100,),
         n_repeats: int = 1,
         data_models: Mapping[str, Any] | None = None,
+        models: Any = None,
         model: str = "concentration",
         metrics: Sequence[str] = DEFAULT_METRICS,
         n_jobs: int | None = None,
@@ -1025,6 +1105,7 @@ default=None
         self.n_samples = n_samples
         self.n_repeats = n_repeats
         self.data_models = data_models
+        self.models = models
         self.model = model
         self.metrics = metrics
         self.n_jobs = n_jobs
@@ -1149,7 +1230,9 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
             timeout=None if self.timeout is None else float(self.timeout),
             memory_limit=_check_memory_limit(self.memory_limit),
             isolate=isolate,
+            models=_check_models(self.models, data_models, self.model),
         )
+        _check_row_generators(grid)
         grid = dataclasses.replace(
             grid,
             graphs=_fix_structures(grid.graphs, grid.n_features, self.graph),
@@ -1203,6 +1286,24 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
                             f"{what} with n_features={p}, density={drawn}: {exc}",
                             generator_name,
                         ) from exc
+                    self._probe_models(grid, generator_name, graph.adjacency)
+
+    @staticmethod
+    def _probe_models(grid: _Grid, generator: str, adjacency: np.ndarray) -> None:
+        """Fit each related model around ``generator`` on a graph of the grid."""
+        for name, model in grid.models.items():
+            if model.is_single:
+                continue
+            try:
+                model.generator(grid.generators[generator]).fit(adjacency)
+            except Exception as exc:
+                raise StudyError(
+                    "models",
+                    f"model {name!r} cannot be drawn around generator "
+                    f"{generator!r} on a graph of {adjacency.shape[0]} nodes with "
+                    f"{int(np.triu(adjacency, 1).sum())} edges: {exc}",
+                    name,
+                ) from exc
 
     @staticmethod
     def _fingerprint(grid: _Grid, entropy: int, stored: bool = True) -> dict:
@@ -1235,6 +1336,13 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
             "n_samples": list(grid.n_samples),
             "n_repeats": grid.n_repeats,
             "model": grid.model,
+            # Only a study with related models has the key: the fingerprint of
+            # every study of one graph per data set is what it was before.
+            **(
+                {"models": {n: e.describe() for n, e in grid.models.items()}}
+                if any(not e.is_single for e in grid.models.values())
+                else {}
+            ),
             "metrics": list(grid.metrics),
             "timeout": grid.timeout,
             "memory_limit": grid.memory_limit,
@@ -1267,8 +1375,8 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
         -------
         BenchmarkResult
             All the rows of the grid (stored earlier or computed now), sorted in
-            grid order: generators, graphs, data models and learners as given,
-            then densities, n_features, n_samples and repeats.
+            grid order: models, generators, graphs, data models and learners as
+            given, then densities, n_features, n_samples and repeats.
 
         Raises
         ------
@@ -1349,6 +1457,7 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
             memory_limit=grid.memory_limit,
             isolate=grid.isolate,
             setups=process_setups(grid.learners),
+            models=grid.models,
         )
 
     def _fill(
@@ -1411,6 +1520,7 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
         n_features: int | None = None,
         data_model: str | None = None,
         graph: str | None = None,
+        model: str | None = None,
     ) -> Bunch:
         """Re-create the data set behind a result row (e.g. to debug a failure).
 
@@ -1431,13 +1541,21 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
         graph : str or None, default=None
             The row's graph (a name of the graph axis); may be omitted when the
             study has one.
+        model : str or None, default=None
+            The row's model (a name of the model axis); may be omitted when the
+            study has one. ``generator`` is then the generator's own name.
 
         Returns
         -------
         sklearn.utils.Bunch
             The same keys as :func:`skggm_bench.datasets.make_ggm` returns:
             ``X``, the true ``adjacency`` (the support of the drawn matrix),
-            ``covariance``, ``precision``, ``seed`` (the row's seed), ...
+            ``covariance``, ``precision``, ``seed`` (the row's seed), ... For a
+            related model: ``X``, ``y`` (the group of each row, None for a latent
+            model), ``adjacency``, ``precision`` and ``covariance`` of shape
+            (K, p, p), ``sparse`` and ``low_rank`` (latent), ``seed``: the data of
+            ``make_joint_ggm`` (``make_time_varying_ggm``, ``make_latent_ggm``)
+            with ``random_state=seed``.
 
         Raises
         ------
@@ -1509,6 +1627,24 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
         drawn = draw_graph(
             entry.family, int(n_features), density, dict(entry.params), seed
         )
+        models = _check_models(self.models, data_models, self.model)
+        if model is None:
+            if len(models) != 1:
+                raise ValueError(f"the study has models {list(models)}: say which one")
+            model = next(iter(models))
+        if model not in models:
+            raise ValueError(f"unknown model {model!r}; have {list(models)}")
+        if not models[model].is_single:
+            related = draw_related_cell(
+                models[model], drawn.adjacency, generators[generator],
+                int(n_samples), seed,
+            )
+            X, y = related.data(int(n_samples))
+            return Bunch(
+                X=X, y=y, adjacency=related.adjacency, precision=related.precision,
+                covariance=related.covariance, sparse=related.sparse,
+                low_rank=related.low_rank, seed=seed,
+            )
         truth = draw_model(drawn.adjacency, generators[generator], self.model, seed)
         latent = draw_latent(truth, int(n_samples), seed)
         X, observer = observe(latent, truth.covariance, data_models[data_model], seed)

@@ -70,6 +70,15 @@ which then means the graph family's own default density)::
     gaussian = { class = "Gaussian" }
     heavy = { class = "MultivariateT", df = 3 }
 
+    # Optional: the model axis (docs/related_models.md). "single" is one graph per
+    # data set (the default); related models draw K classes, T time points or
+    # hidden variables around each generator (no data_models with them).
+    # [models]
+    # single = "single"
+    # joint = { kind = "joint", n_classes = 3, shared_fraction = 0.8 }
+    # time = { kind = "time_varying", n_times = 4, change_rate = 0.2 }
+    # hidden = { kind = "latent", n_latent = 2 }
+
     [run]                          # optional defaults for the command line
     n_jobs = 2
     backend = "loky"
@@ -133,6 +142,7 @@ _GRID_KEYS = (
     "timeout",
     "memory_limit",
     "tie_tolerance",
+    "models",
 )
 _ENTRY_KEYS = ("generators", "learners", "data_models")
 _TOP_LEVEL_KEYS = (*_GRID_KEYS, *_ENTRY_KEYS, "run", "description")
@@ -553,8 +563,10 @@ class BenchmarkConfig:
             _n_values(grid["densities"]) if graph.follows_density else 1
             for graph in graphs
         )
+        models = grid.get("models")
         return (
-            len(self.generators)
+            (1 if models is None or isinstance(models, str) else len(models))
+            * len(self.generators)
             * len(self.learners)
             * max(len(self.data_models), 1)
             * n_densities
@@ -619,7 +631,7 @@ class BenchmarkConfig:
             data["data_models"] = specs(self.data_models)
         if data["densities"] == (None,):  # TOML has no null: omitted means None
             del data["densities"]
-        for key in ("densities", "n_features", "n_samples", "metrics"):
+        for key in ("densities", "n_features", "n_samples", "metrics", "models"):
             if isinstance(data.get(key), tuple):
                 data[key] = list(data[key])
         if self.run:

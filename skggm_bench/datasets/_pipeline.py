@@ -30,6 +30,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import clone
 
+from ..generators import JointGenerator, LatentGenerator, TimeVaryingGenerator
 from ..graphs import check_adjacency
 from ..utils._linalg import (
     cholesky_factor,
@@ -41,12 +42,17 @@ from ._families import family_graph
 from ._gaussian import transform_noise
 
 __all__ = [
+    "RELATED_KINDS",
     "DrawnGraph",
+    "RelatedModel",
     "Stream",
     "TrueModel",
     "draw_graph",
+    "draw_group_rows",
     "draw_latent",
     "draw_model",
+    "draw_related_model",
+    "graph_signal",
     "observe",
     "seeded_clone",
     "stream_seed",
@@ -208,27 +214,58 @@ class TrueModel:
             looks like an edge; NaN for a complete graph); ``condition_number``
             of the model's matrix.
         """
-        if self.model == "concentration":
-            strength = np.abs(partial_correlation_from_precision(self.precision))
+        return graph_signal(
+            self.adjacency[None],
+            self.precision[None],
+            self.covariance[None],
+            self.matrix[None],
+            self.model,
+        )
+
+
+def graph_signal(
+    adjacency: np.ndarray,
+    precision: np.ndarray,
+    covariance: np.ndarray,
+    matrix: np.ndarray,
+    model: str = "concentration",
+) -> dict[str, float]:
+    """:meth:`TrueModel.signal` of one or several graphs, pooled over them.
+
+    Every argument is a stack of shape (K, p, p) (``matrix``: the drawn matrices,
+    whose condition numbers are taken). With several graphs (classes, time points)
+    ``n_edges`` is the total over the graphs, the minimum and median are taken
+    over the pooled edges, and the largest non-edge correlation and condition
+    number over all graphs.
+    """
+    on_edges, correlations, conditions = [], [], []
+    n_edges = 0
+    for k in range(len(adjacency)):
+        if model == "concentration":
+            strength = np.abs(partial_correlation_from_precision(precision[k]))
         else:
-            strength = np.abs(_correlation(self.covariance))
-        edges = upper_triangle(self.adjacency)
-        on_edges = upper_triangle(strength)[edges]
-        correlation = np.abs(upper_triangle(_correlation(self.covariance)))[~edges]
-        eigenvalues = np.linalg.eigvalsh(self.matrix)
-        return {
-            "n_edges": int(np.count_nonzero(edges)),
-            "min_edge_partial_correlation": (
-                float(on_edges.min()) if on_edges.size else np.nan
-            ),
-            "median_edge_partial_correlation": (
-                float(np.median(on_edges)) if on_edges.size else np.nan
-            ),
-            "max_non_edge_correlation": (
-                float(correlation.max()) if correlation.size else np.nan
-            ),
-            "condition_number": float(eigenvalues[-1] / eigenvalues[0]),
-        }
+            strength = np.abs(_correlation(covariance[k]))
+        edges = upper_triangle(adjacency[k])
+        on_edges.append(upper_triangle(strength)[edges])
+        correlations.append(np.abs(upper_triangle(_correlation(covariance[k])))[~edges])
+        eigenvalues = np.linalg.eigvalsh(matrix[k])
+        conditions.append(float(eigenvalues[-1] / eigenvalues[0]))
+        n_edges += int(np.count_nonzero(edges))
+    pooled = np.concatenate(on_edges)
+    correlation = np.concatenate(correlations)
+    return {
+        "n_edges": n_edges,
+        "min_edge_partial_correlation": (
+            float(pooled.min()) if pooled.size else np.nan
+        ),
+        "median_edge_partial_correlation": (
+            float(np.median(pooled)) if pooled.size else np.nan
+        ),
+        "max_non_edge_correlation": (
+            float(correlation.max()) if correlation.size else np.nan
+        ),
+        "condition_number": max(conditions),
+    }
 
 
 def _correlation(covariance: np.ndarray) -> np.ndarray:
@@ -309,3 +346,119 @@ def observe(
             f"latent data of shape {latent.shape}"
         )
     return observed, observer
+
+
+#: The related models a data set can be drawn from, by kind: each builds on any
+#: single-model generator.
+RELATED_KINDS: dict[str, type] = {
+    "joint": JointGenerator,
+    "time_varying": TimeVaryingGenerator,
+    "latent": LatentGenerator,
+}
+
+
+@dataclass(frozen=True)
+class RelatedModel:
+    """The truth of a data set of related models: K classes, T times, hidden variables.
+
+    The matrices are precisions (concentration graphs). A latent model is one
+    group: its observed precision ``sparse - low_rank``.
+
+    Attributes
+    ----------
+    kind : str
+        A key of :data:`RELATED_KINDS`.
+    adjacency, precision, covariance : ndarray of shape (K, p, p)
+        Per group: the true graph (the support of the precision; for a latent
+        model, of its sparse part), the precision and covariance of the observed
+        variables.
+    factors : ndarray of shape (K, q, q)
+        Lower Cholesky factors of the precisions the rows are drawn from (``q =
+        p + h`` with ``h`` hidden variables, whose columns are not observed).
+    generator : object
+        The fitted related-model generator.
+    sparse, low_rank, joint_precision : ndarray or None
+        For a latent model: ``S``, ``L`` (p, p) and the joint precision (q, q).
+    """
+
+    kind: str
+    adjacency: np.ndarray
+    precision: np.ndarray
+    covariance: np.ndarray
+    factors: np.ndarray
+    generator: Any
+    sparse: np.ndarray | None = None
+    low_rank: np.ndarray | None = None
+    joint_precision: np.ndarray | None = None
+
+    def signal(self) -> dict[str, float]:
+        """:func:`graph_signal` of the groups' graphs and precisions."""
+        return graph_signal(
+            self.adjacency, self.precision, self.covariance, self.precision
+        )
+
+
+def _support(precisions: np.ndarray) -> np.ndarray:
+    support = precisions != 0
+    index = np.arange(precisions.shape[-1])
+    support[..., index, index] = False
+    return support
+
+
+def draw_related_model(
+    adjacency: np.ndarray, kind: str, generator: Any, params: dict, seed: int
+) -> RelatedModel:
+    """Draw related precisions on a graph: the generator of ``kind`` around
+    ``generator`` (None: its default), with ``params``, seeded by the matrix stream.
+
+    The graph of each class or time is the support of its precision (the truth is
+    what was drawn); for a latent model, the support of ``S``.
+    """
+    sampler = RELATED_KINDS[kind](
+        generator, **params, random_state=stream_seed(seed, Stream.MATRIX)
+    )
+    sampler.fit(adjacency)
+    if kind == "latent":
+        draw = sampler.sample(1)
+        joint = draw.joint[0]
+        p = sampler.n_nodes_
+        factor = cholesky_factor(joint, "the precision of group 0")
+        precision = draw.sparse[0] - draw.low_rank[0]
+        return RelatedModel(
+            kind,
+            np.asarray(sampler.observed_adjacency_, dtype=bool)[None],
+            precision[None],
+            inverse_from_cholesky(factor)[:p, :p][None],
+            factor[None],
+            sampler,
+            draw.sparse[0],
+            draw.low_rank[0],
+            joint,
+        )
+    precisions = sampler.sample(1)[0]
+    factors = np.stack(
+        [
+            cholesky_factor(precision, f"the precision of group {k}")
+            for k, precision in enumerate(precisions)
+        ]
+    )
+    covariances = np.stack([inverse_from_cholesky(factor) for factor in factors])
+    return RelatedModel(
+        kind, _support(precisions), precisions, covariances, factors, sampler
+    )
+
+
+def draw_group_rows(model: RelatedModel, counts: Any, seed: int) -> list[np.ndarray]:
+    """Gaussian rows of each group, of its observed variables, from the noise stream.
+
+    ``counts`` gives the rows per group. Group ``k`` has its own noise stream,
+    drawn row by row: a smaller count gives the first rows of a larger one.
+    """
+    p = model.precision.shape[-1]
+    rows = []
+    for k, (factor, count) in enumerate(zip(model.factors, counts, strict=True)):
+        noise = np.random.RandomState(
+            stream_seed(seed, Stream.NOISE, k)
+        ).standard_normal((int(count), factor.shape[0]))
+        rows.append(transform_noise(factor, noise, "precision")[:, :p])
+    return rows

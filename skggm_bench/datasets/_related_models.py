@@ -24,22 +24,18 @@ import numpy as np
 from sklearn.utils import Bunch
 from sklearn.utils._param_validation import StrOptions, validate_params
 
-from ..generators import (
-    GraphicalModelGenerator,
-    JointGenerator,
-    LatentGenerator,
-    TimeVaryingGenerator,
-)
-from ..utils._linalg import (
-    cholesky_factor,
-    inverse_from_cholesky,
-    partial_correlation_from_precision,
-)
+from ..generators import GraphicalModelGenerator
+from ..utils._linalg import partial_correlation_from_precision
 from ..utils._validation import Interval
 from ._families import GRAPH_FAMILIES
-from ._gaussian import transform_noise
 from ._make_ggm import seed_from_random_state
-from ._pipeline import Stream, draw_graph, stream_seed
+from ._pipeline import (
+    DrawnGraph,
+    RelatedModel,
+    draw_graph,
+    draw_group_rows,
+    draw_related_model,
+)
 
 __all__ = ["make_joint_ggm", "make_latent_ggm", "make_time_varying_ggm"]
 
@@ -73,49 +69,28 @@ def _rows_per_group(n_samples: Any, n_groups: int) -> np.ndarray:
     return counts.astype(int)
 
 
-def _gaussian_rows(
-    precisions: np.ndarray, counts: np.ndarray, seed: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Rows of ``N(0, K_k^{-1})`` per group, their labels and the covariances."""
-    blocks, covariances = [], []
-    for k, (precision, count) in enumerate(zip(precisions, counts, strict=True)):
-        factor = cholesky_factor(precision, f"the precision of group {k}")
-        covariances.append(inverse_from_cholesky(factor))
-        noise = np.random.RandomState(
-            stream_seed(seed, Stream.NOISE, k)
-        ).standard_normal((int(count), precision.shape[0]))
-        blocks.append(transform_noise(factor, noise, "precision"))
-    labels = np.repeat(np.arange(len(counts)), counts)
-    return np.concatenate(blocks), labels, np.stack(covariances)
-
-
-def _support(precisions: np.ndarray) -> np.ndarray:
-    support = precisions != 0
-    index = np.arange(precisions.shape[-1])
-    support[..., index, index] = False
-    return support
-
-
-def _fitted(generator: Any, graph: Any, n_features, density, graph_params, seed):
+def _fitted(
+    kind: str, generator: Any, params: dict, graph: Any, n_features, density,
+    graph_params, seed: int,
+) -> tuple[DrawnGraph, RelatedModel]:
     drawn = draw_graph(graph, n_features, density, graph_params, seed)
-    generator.set_params(random_state=stream_seed(seed, Stream.MATRIX))
-    return drawn, generator.fit(drawn.adjacency)
+    return drawn, draw_related_model(drawn.adjacency, kind, generator, params, seed)
 
 
-def _group_bunch(generator, drawn, precisions, counts, seed) -> Bunch:
-    X, y, covariances = _gaussian_rows(precisions, counts, seed)
+def _group_bunch(drawn: DrawnGraph, truth: RelatedModel, counts, seed) -> Bunch:
+    rows = draw_group_rows(truth, counts, seed)
     return Bunch(
-        X=X,
-        y=y,
-        precision=precisions,
-        covariance=covariances,
+        X=np.concatenate(rows),
+        y=np.repeat(np.arange(len(counts)), counts),
+        precision=truth.precision,
+        covariance=truth.covariance,
         partial_correlation=np.stack(
-            [partial_correlation_from_precision(k) for k in precisions]
+            [partial_correlation_from_precision(k) for k in truth.precision]
         ),
         # The truth is what was drawn: the support of each matrix (the fitted
         # generator's adjacency_ for every generator that keeps its contract).
-        adjacency=_support(precisions),
-        generator=generator,
+        adjacency=truth.adjacency,
+        generator=truth.generator,
         graph_family=drawn.family,
         graph_params=drawn.params,
         seed=seed,
@@ -188,21 +163,16 @@ def make_joint_ggm(
     """
     seed = seed_from_random_state(random_state)
     counts = _rows_per_group(n_samples, n_classes)
-    drawn, fitted = _fitted(
-        JointGenerator(
-            generator,
-            n_classes=n_classes,
-            shared_fraction=shared_fraction,
-            similarity=similarity,
-        ),
-        graph,
-        n_features,
-        density,
-        graph_params,
-        seed,
+    params = {
+        "n_classes": n_classes,
+        "shared_fraction": shared_fraction,
+        "similarity": similarity,
+    }
+    drawn, truth = _fitted(
+        "joint", generator, params, graph, n_features, density, graph_params, seed
     )
-    data = _group_bunch(fitted, drawn, fitted.sample(1)[0], counts, seed)
-    data.shared_adjacency = fitted.shared_adjacency_
+    data = _group_bunch(drawn, truth, counts, seed)
+    data.shared_adjacency = truth.generator.shared_adjacency_
     return data
 
 
@@ -271,21 +241,17 @@ def make_time_varying_ggm(
     """
     seed = seed_from_random_state(random_state)
     counts = _rows_per_group(n_samples, n_times)
-    drawn, fitted = _fitted(
-        TimeVaryingGenerator(
-            generator,
-            n_times=n_times,
-            change_rate=change_rate,
-            smoothness=smoothness,
-            window=window,
-        ),
-        graph,
-        n_features,
-        density,
-        graph_params,
-        seed,
+    params = {
+        "n_times": n_times,
+        "change_rate": change_rate,
+        "smoothness": smoothness,
+        "window": window,
+    }
+    drawn, truth = _fitted(
+        "time_varying", generator, params, graph, n_features, density,
+        graph_params, seed,
     )
-    return _group_bunch(fitted, drawn, fitted.sample(1)[0], counts, seed)
+    return _group_bunch(drawn, truth, counts, seed)
 
 
 @validate_params(
@@ -349,31 +315,24 @@ def make_latent_ggm(
     ((100, 10), 2, 2)
     """
     seed = seed_from_random_state(random_state)
-    drawn, fitted = _fitted(
-        LatentGenerator(generator, n_latent=n_latent, n_attached=n_attached),
-        graph,
-        n_features,
-        density,
-        graph_params,
-        seed,
+    drawn, truth = _fitted(
+        "latent", generator, {"n_latent": n_latent, "n_attached": n_attached},
+        graph, n_features, density, graph_params, seed,
     )
-    draw = fitted.sample(1)
-    joint = draw.joint[0]
-    p = fitted.n_nodes_
-    rows, _, joint_covariance = _gaussian_rows(joint[None], np.array([n_samples]), seed)
-    precision = draw.sparse[0] - draw.low_rank[0]
+    (rows,) = draw_group_rows(truth, [n_samples], seed)
+    precision = truth.precision[0]
     return Bunch(
-        X=rows[:, :p],
+        X=rows,
         precision=precision,
-        covariance=joint_covariance[0][:p, :p],
+        covariance=truth.covariance[0],
         partial_correlation=partial_correlation_from_precision(precision),
-        sparse=draw.sparse[0],
-        low_rank=draw.low_rank[0],
+        sparse=truth.sparse,
+        low_rank=truth.low_rank,
         rank=n_latent,
-        adjacency=fitted.observed_adjacency_,
-        joint_precision=joint,
-        attachment=fitted.attachment_,
-        generator=fitted,
+        adjacency=truth.adjacency[0],
+        joint_precision=truth.joint_precision,
+        attachment=truth.generator.attachment_,
+        generator=truth.generator,
         graph_family=drawn.family,
         graph_params=drawn.params,
         seed=seed,

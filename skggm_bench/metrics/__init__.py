@@ -26,7 +26,9 @@ Four families of functions live here:
   learners with ``fit(X, y)`` and ``precision_`` of shape (K, p, p), and
   :func:`latent_scores` (rank recovered, error of the sparse part) for learners
   with ``precision_`` and ``latent_``; their own metric names are in
-  :data:`RELATED_METRICS`.
+  :data:`RELATED_METRICS`. :func:`score_group_learner` and
+  :func:`score_latent_learner` score such learners on any metrics of the
+  registry (per group, averaged), as the benchmark harness does.
 * **The metric registry** (:data:`METRICS`, :func:`get_metric`): every metric's
   name, aliases, direction, range, label and what it needs, read by the scorers
   and by the benchmark harness, its leaderboard, plots, report and command line.
@@ -150,6 +152,8 @@ from ._related import (
     group_precision_from_estimator,
     group_scores,
     latent_scores,
+    score_group_learner,
+    score_latent_learner,
 )
 from ._scorers import StructureScorer, make_structure_scorer
 from ._scores import (
@@ -194,6 +198,8 @@ __all__ = [
     "matthews_corrcoef",
     "positive_predictive_value",
     "precision_from_estimator",
+    "score_group_learner",
+    "score_latent_learner",
     "score_learner",
     "selection_remark",
     "spectral_loss",

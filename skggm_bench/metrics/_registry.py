@@ -117,8 +117,10 @@ class Metric:
     function : callable or None
         The function of :mod:`skggm_bench.metrics` that computes it (None for a
         measurement of the fit, such as ``fit_time``).
-    needs : {"edges", "scores", "covariance", "precision", "fit"}
-        What it reads from a fitted learner.
+    needs : {"edges", "scores", "covariance", "precision", "fit", "groups", \
+"latent"}
+        What it reads from a fitted learner (``"groups"`` and ``"latent"``: the
+        metrics of related models, undefined for a data set of one graph).
     greater_is_better : bool
         The ranking direction.
     low, high : float
@@ -186,7 +188,7 @@ class Metric:
                 return "the true graph is complete: it needs both edges and non-edges"
         if self.is_loss and getattr(truth, self.needs) is None:
             return f"the true {self.needs} is not known"
-        return None
+        return _RELATED_ONLY.get(self.needs)
 
 
 def _is_singular(estimate: NDArray[np.float64]) -> bool:
@@ -296,8 +298,19 @@ _RELATED_ENTRIES = (
 RELATED_METRICS: Mapping[str, Metric] = MappingProxyType(
     {m.name: m for m in _RELATED_ENTRIES}
 )
+# Related-model metrics are looked up like any other (a study's columns, the
+# leaderboard's direction), but are not in METRICS: a data set of one graph has none.
 _BY_ALIAS: dict[str, Metric] = {
-    alias: metric for metric in _ENTRIES for alias in (metric.name, *metric.aliases)
+    alias: metric
+    for metric in (*_ENTRIES, *_RELATED_ENTRIES)
+    for alias in (metric.name, *metric.aliases)
+}
+#: Why a metric of related models is undefined for a data set of one graph.
+_RELATED_ONLY = {
+    "groups": "a metric of several related graphs (classes or time points); this "
+    "data set has one graph",
+    "latent": "a metric of latent-variable models; this data set has no hidden "
+    "variables",
 }
 
 

@@ -17,6 +17,8 @@ pairs.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterable, Sequence
 from itertools import combinations
 from typing import Any, Literal
 
@@ -30,7 +32,8 @@ from ._edges import (
     true_positive_rate,
 )
 from ._losses import frobenius_loss, kl_divergence
-from ._protocol import DEFAULT_TOL, check_tol, fitted_learner
+from ._protocol import DEFAULT_TOL, check_tol, edges_from_estimator, fitted_learner
+from ._registry import GroundTruth, LearnerScores, Metric, get_metric, score_learner
 
 __all__ = [
     "change_scores",
@@ -38,6 +41,8 @@ __all__ = [
     "group_precision_from_estimator",
     "group_scores",
     "latent_scores",
+    "score_group_learner",
+    "score_latent_learner",
 ]
 
 Changes = Literal["pairs", "consecutive"]
@@ -358,3 +363,245 @@ def _numerical_rank(matrix: np.ndarray, rank_tol: float) -> int:
     if eigenvalues.max() == 0:
         return 0
     return int(np.count_nonzero(eigenvalues > rank_tol * eigenvalues.max()))
+
+
+# What a learner of related models exposes per group, read like a single-graph
+# learner's attributes.
+_GROUP_ATTRIBUTES = ("adjacency_", "precision_", "covariance_", "partial_correlation_")
+
+
+class _OneGroup:
+    """The estimate of one class or time point, read as a single-graph learner."""
+
+    def __init__(self, attributes: dict[str, np.ndarray]) -> None:
+        self.__dict__.update(attributes)
+
+
+def _group_views(estimator: Any, n_groups: int) -> list[_OneGroup]:
+    learner, where = fitted_learner(estimator)
+    found = {}
+    for name in _GROUP_ATTRIBUTES:
+        value = getattr(learner, name, None)
+        if value is None:
+            continue
+        value = np.asarray(value)
+        if value.ndim == 2:
+            raise ValueError(
+                f"{where} estimated one graph ({name} of shape {value.shape}) for "
+                f"{n_groups} classes or time points: it does not learn related "
+                "models from fit(X, y). For the per-class baseline of a "
+                f"single-graph learner, wrap it: PerClass({type(learner).__name__}"
+                "(...))"
+            )
+        if value.ndim != 3 or value.shape[0] != n_groups:
+            raise ValueError(
+                f"{name} of {where} has shape {value.shape}; expected "
+                f"({n_groups}, p, p), one matrix per class or time point"
+            )
+        found[name] = value
+    if not found:
+        raise ValueError(
+            f"{where} exposes none of {', '.join(_GROUP_ATTRIBUTES)}: nothing to "
+            "read its graphs from"
+        )
+    return [
+        _OneGroup({name: value[k] for name, value in found.items()})
+        for k in range(n_groups)
+    ]
+
+
+def _related_only(entry: Metric, has: str) -> str | None:
+    if entry.needs == "groups" and has != "groups":
+        return (
+            "a metric of several related graphs (classes or time points); this "
+            "data set has one graph"
+        )
+    if entry.needs == "latent" and has != "latent":
+        return (
+            "a metric of latent-variable models; this data set has no hidden variables"
+        )
+    return None
+
+
+def score_group_learner(
+    estimator: Any,
+    truths: Sequence[GroundTruth],
+    metrics: Iterable[str | Metric],
+    *,
+    changes: Changes = "pairs",
+    X: Sequence[Any] | None = None,
+    tol: float = DEFAULT_TOL,
+) -> LearnerScores:
+    """Score a fitted learner of K related models on any metrics of the registry.
+
+    Each single-graph metric (edges, edge scores, losses) is computed for every
+    class or time point, as :func:`~skggm_bench.metrics.score_learner` computes it
+    for one graph, and averaged over the groups where it is defined; the change
+    metrics (``change_tpr``, ``change_ppv``, ``n_true_changes``) compare the
+    groups (:func:`change_scores`).
+
+    Parameters
+    ----------
+    estimator : fitted estimator
+        A learner of related models: ``adjacency_``, ``precision_``,
+        ``covariance_`` or ``partial_correlation_`` of shape (K, p, p).
+    truths : sequence of GroundTruth
+        The truth of each group, in the learner's order of the classes.
+    metrics : iterable of str or Metric
+        Names of the registry, :data:`RELATED_METRICS` included.
+    changes : {"pairs", "consecutive"}, default="pairs"
+        Which groups the change metrics compare.
+    X : sequence of array-like or None, default=None
+        The rows of each group, for the losses' check that a matrix estimates
+        the covariance of the data (see ``score_learner``).
+    tol : float, default=1e-8
+        Tolerance for "non-zero" when edges are read from a matrix.
+
+    Returns
+    -------
+    LearnerScores
+        Values (the means over the groups), notes for NaN values, and remarks
+        (a group's selection remark, a metric defined for only some groups).
+
+    Raises
+    ------
+    ValueError
+        If the learner estimated one graph (a single-graph learner that ignores
+        ``y``: the message suggests ``PerClass``) or another number of groups.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from types import SimpleNamespace
+    >>> from skggm_bench.metrics import GroundTruth, score_group_learner
+    >>> graphs = np.zeros((2, 3, 3), dtype=bool)
+    >>> graphs[:, 0, 1] = graphs[:, 1, 0] = True
+    >>> graphs[1, 1, 2] = graphs[1, 2, 1] = True
+    >>> truths = [GroundTruth(g) for g in graphs]
+    >>> fitted = SimpleNamespace(adjacency_=graphs)
+    >>> score_group_learner(fitted, truths, ["f1", "change_tpr"]).values
+    {'f1': 1.0, 'change_tpr': 1.0}
+    """
+    entries = [get_metric(metric) for metric in metrics]
+    views = _group_views(estimator, len(truths))
+    single = [e for e in entries if e.needs not in ("groups", "latent")]
+    per_group = [
+        score_learner(view, truth, single, tol=tol, X=None if X is None else X[k])
+        for k, (view, truth) in enumerate(zip(views, truths, strict=True))
+    ]
+    values: dict[str, float] = {}
+    notes: dict[str, str] = {}
+    remarks: list[str] = []
+    changed: dict[str, float] | None = None
+    for entry in entries:
+        reason = _related_only(entry, "groups")
+        if reason is not None:
+            values[entry.name], notes[entry.name] = math.nan, reason
+        elif entry.needs == "groups":
+            if changed is None:
+                true_graphs = np.stack([truth.adjacency for truth in truths])
+                estimated = np.stack(
+                    [edges_from_estimator(view, tol=tol) for view in views]
+                )
+                changed = change_scores(true_graphs, estimated, changes=changes)
+            values[entry.name] = float(changed[entry.name])
+            if math.isnan(values[entry.name]):
+                notes[entry.name] = "the true graphs do not change between groups"
+        else:
+            got = [scores.values[entry.name] for scores in per_group]
+            defined = [k for k, value in enumerate(got) if not math.isnan(value)]
+            if not defined:
+                values[entry.name] = math.nan
+                notes[entry.name] = f"group 0: {per_group[0].notes[entry.name]}"
+                continue
+            values[entry.name] = float(np.mean([got[k] for k in defined]))
+            if len(defined) < len(got):
+                k = next(k for k in range(len(got)) if k not in defined)
+                remarks.append(
+                    f"{entry.name} averaged over {len(defined)} of {len(got)} "
+                    f"groups (group {k}: {per_group[k].notes[entry.name]})"
+                )
+    for k, scores in enumerate(per_group):
+        remarks.extend(f"group {k} {remark}" for remark in scores.remarks)
+    return LearnerScores(values, notes, tuple(remarks))
+
+
+def score_latent_learner(
+    estimator: Any,
+    truth: GroundTruth,
+    sparse: ArrayLike,
+    low_rank: ArrayLike,
+    metrics: Iterable[str | Metric],
+    *,
+    X: Any = None,
+    tol: float = DEFAULT_TOL,
+) -> LearnerScores:
+    """Score a fitted learner on data with hidden variables, on any registry metrics.
+
+    The single-graph metrics are :func:`~skggm_bench.metrics.score_learner`'s
+    against ``truth`` (whose graph is the support of ``S``: what a latent-variable
+    learner's ``precision_`` estimates); the latent metrics (``rank``,
+    ``rank_error``, ``sparse_relative_error``, ``low_rank_relative_error``) are
+    :func:`latent_scores`', NaN with a note for a learner without ``latent_``.
+
+    Parameters
+    ----------
+    estimator : fitted estimator
+        Any learner; a latent-variable one exposes ``latent_``.
+    truth : GroundTruth
+        The observed variables' truth: the graph of ``S``, and the covariance
+        and precision (``S - L``) of the observed variables.
+    sparse, low_rank : array-like of shape (p, p)
+        The true ``S`` and ``L``.
+    metrics : iterable of str or Metric
+        Names of the registry, :data:`RELATED_METRICS` included.
+    X : array-like or None, default=None
+        The data, for the losses' check (see ``score_learner``).
+    tol : float, default=1e-8
+        Tolerance for "non-zero" when edges are read from a matrix.
+
+    Returns
+    -------
+    LearnerScores
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from types import SimpleNamespace
+    >>> from skggm_bench.metrics import GroundTruth, score_latent_learner
+    >>> S = np.array([[1.0, 0.3], [0.3, 1.0]]); L = np.full((2, 2), 0.1)
+    >>> fitted = SimpleNamespace(precision_=S, latent_=L)
+    >>> score_latent_learner(fitted, GroundTruth(S != 0), S, L,
+    ...                      ["f1", "rank_error"]).values
+    {'f1': 1.0, 'rank_error': 0.0}
+    """
+    entries = [get_metric(metric) for metric in metrics]
+    single = [e for e in entries if e.needs not in ("groups", "latent")]
+    base = score_learner(estimator, truth, single, tol=tol, X=X)
+    values: dict[str, float] = {}
+    notes: dict[str, str] = {}
+    latent: dict[str, float] | str | None = None
+    for entry in entries:
+        reason = _related_only(entry, "latent")
+        if entry.needs == "latent":
+            if latent is None:
+                learner, where = fitted_learner(estimator)
+                if getattr(learner, "latent_", None) is None:
+                    latent = (
+                        f"{where} has no latent_ attribute: it does not estimate "
+                        "a low-rank part"
+                    )
+                else:
+                    latent = latent_scores(estimator, sparse, low_rank, tol=tol)
+            if isinstance(latent, str):
+                reason = latent
+            else:
+                values[entry.name] = float(latent[entry.name])
+                continue
+        if reason is not None:
+            values[entry.name], notes[entry.name] = math.nan, reason
+            continue
+        values[entry.name] = base.values[entry.name]
+        if entry.name in base.notes:
+            notes[entry.name] = base.notes[entry.name]
+    return LearnerScores(values, notes, base.remarks)

@@ -16,9 +16,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from sklearn.base import clone
 from sklearn.covariance import GraphicalLasso
 
+from skggm_bench.benchmark import Benchmark
 from skggm_bench.datasets import make_joint_ggm, make_latent_ggm, make_time_varying_ggm
+from skggm_bench.generators import TriangulatedOrthogonalization
 from skggm_bench.learners import PerClass
 from skggm_bench.metrics import group_scores, latent_scores
 
@@ -144,3 +147,48 @@ def test_group_graphical_lasso_solves_gglasso_s_problem(joint):
     ours.fit(joint.X[keep], joint.y[keep])
     np.testing.assert_allclose(ours.precision_, reference.precision_, atol=1e-5)
     np.testing.assert_array_equal(ours.precision_ != 0, reference.precision_ != 0)
+
+
+def test_regain_learners_in_the_harness_model_axis():
+    """regain's learners, unchanged, in a study with a model axis: the time-varying
+    one fitted with fit(X, y) on a time-varying model, the latent one with fit(X)
+    on a latent model, each scored as make_*_ggm + the library scores score it."""
+    covariance = pytest.importorskip("regain.covariance", reason="regain missing")
+
+    time_model = {"kind": "time_varying", "n_times": 4, "change_rate": 0.2}
+    learners = {
+        "tgl": covariance.TimeGraphicalLasso(alpha=2.0, beta=1.0, max_iter=200),
+        "lgl": covariance.LatentGraphicalLasso(alpha=2.0, tau=1.0, max_iter=200),
+    }
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        frame = Benchmark(
+            {"to": TriangulatedOrthogonalization()}, learners,
+            models={"time": time_model, "hidden": {"kind": "latent", "n_latent": 2}},
+            n_features=10, densities=0.3, n_samples=40, n_repeats=1,
+            metrics=("f1", "change_tpr", "rank", "sparse_relative_error"),
+            random_state=0,
+        ).run().frame.set_index(["generator", "learner"])  # fmt: skip
+    tgl, lgl = frame.loc[("time/to", "tgl")], frame.loc[("hidden/to", "lgl")]
+    assert tgl.status == "ok" and lgl.status == "ok", (tgl.message, lgl.message)
+    data = make_time_varying_ggm(
+        40, 10, n_times=4, change_rate=0.2, density=0.3,
+        generator=TriangulatedOrthogonalization(), random_state=int(tgl.seed),
+    )  # fmt: skip
+    fitted = clone(learners["tgl"]).fit(data.X, data.y)
+    expected = group_scores(fitted, data.adjacency, changes="consecutive")
+    assert tgl.f1 == pytest.approx(expected["f1"], rel=1e-9)
+    hidden = make_latent_ggm(
+        40, 10, n_latent=2, density=0.3, generator=TriangulatedOrthogonalization(),
+        random_state=int(lgl.seed),
+    )
+    expected = latent_scores(clone(learners["lgl"]).fit(hidden.X),
+                             hidden.sparse, hidden.low_rank)  # fmt: skip
+    assert lgl["rank"] == expected["rank"]
+    assert lgl.sparse_relative_error == pytest.approx(
+        expected["sparse_relative_error"], rel=1e-9
+    )
+    # The other model's rows fail: the time-varying learner needs y, the latent
+    # one estimates one graph for four time points.
+    assert frame.loc[("hidden/to", "tgl")].status == "failed"
+    assert "estimated one graph" in frame.loc[("time/to", "lgl")].message

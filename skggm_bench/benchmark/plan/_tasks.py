@@ -46,6 +46,7 @@ from ..results._provenance import package_versions
 from ..results._schema import CELL_COLUMNS, DATA_HASH, KEY_COLUMNS, Status
 from ..run._isolation import MISSING, Server, error_message, truncate, worker_for
 from ._graphs import GraphEntry
+from ._models import ModelEntry, RelatedCell, draw_related_cell, row_generator
 from ._seeding import cell_seed, learner_seed
 
 __all__ = [
@@ -68,9 +69,11 @@ _SIGNAL = tuple(c for c in CELL_COLUMNS if c not in ("seed", DATA_HASH))
 
 @dataclass(frozen=True)
 class Cell:
-    """One generator on one (graph, n_features, density, repeat).
+    """One generator on one (graph, n_features, density, repeat), of one model.
 
-    ``density`` is the row's (a fixed-structure graph's realised density).
+    ``density`` is the row's (a fixed-structure graph's realised density);
+    ``model`` the name of a related model on the model axis (``_models.py``), or
+    ``""`` for the single model.
     """
 
     generator: str
@@ -78,6 +81,7 @@ class Cell:
     n_features: int
     density: float | None
     repeat: int
+    model: str = ""
 
 
 @dataclass(frozen=True)
@@ -94,7 +98,7 @@ class Fit:
         """The row key, in the order of ``KEY_COLUMNS``."""
         c = self.cell
         return (
-            c.generator,
+            row_generator(c.model, c.generator),
             c.graph,
             self.data_model,
             self.learner,
@@ -134,6 +138,8 @@ class Spec:
     # ("module:function", plain arguments): what the learners ask each worker's
     # template to set up once (:func:`process_setups`).
     setups: tuple[tuple[str, tuple], ...] = ()
+    # The model axis, by name (a study without one has only the single model).
+    models: Mapping[str, ModelEntry] = field(default_factory=dict)
 
 
 def ship_learner(learner: Any) -> bytes:
@@ -252,6 +258,14 @@ class _CellData:
     observed: dict[str, np.ndarray]
     # (data model, n_samples) -> data hash: every learner of a data set shares it.
     hashes: dict[tuple[str, int], str] = field(default_factory=dict)
+    # The cell of a related model (K classes, T times, hidden variables), or None.
+    related: RelatedCell | None = None
+
+    def rows(self, data_model: str, n_samples: int) -> tuple[np.ndarray, Any]:
+        """The data set of ``n_samples`` (per group) rows, and its labels (or None)."""
+        if self.related is not None:
+            return self.related.data(n_samples)
+        return self.observed[data_model][:n_samples], None
 
 
 class _Server(Server):
@@ -291,12 +305,14 @@ class _Server(Server):
                 if self.spec.model == "concentration"
                 else data.covariance
             )
-            data.hashes[key] = data_hash(data.observed[data_model][:n_samples], matrix)
+            data.hashes[key] = data_hash(data.rows(data_model, n_samples)[0], matrix)
         return data.hashes[key]
 
     def size(self, value: _CellData) -> int:
         arrays = [value.adjacency, value.covariance, value.precision, value.latent]
-        return sum(a.nbytes for a in [*arrays, *value.observed.values()])
+        # A related cell's truth is the arrays above; its rows are its own.
+        rows = [] if value.related is None else value.related.rows
+        return sum(a.nbytes for a in [*arrays, *value.observed.values(), *rows])
 
     def warm_up(self) -> None:
         """The learners' process set-ups; a toy problem drawn, fitted and scored.
@@ -343,6 +359,10 @@ class _Server(Server):
         graph = draw_graph(
             entry.family, cell.n_features, density, dict(entry.params), seed
         )
+        if cell.model:
+            return self._related_cell(
+                cell, spec.models[cell.model], graph.adjacency, seed
+            )
         truth = draw_model(
             graph.adjacency, spec.generators[cell.generator], spec.model, seed
         )
@@ -360,13 +380,40 @@ class _Server(Server):
         self.keep(cell, data)
         return data
 
+    def _related_cell(
+        self, cell: Cell, model: ModelEntry, adjacency: np.ndarray, seed: int
+    ) -> _CellData:
+        """Draw a cell of a related model (its stacked truth: ``(K, p, p)``)."""
+        related = draw_related_cell(
+            model,
+            adjacency,
+            self.spec.generators[cell.generator],
+            self.spec.largest_n[cell.n_features],
+            seed,
+        )
+        empty = np.empty((0, cell.n_features))
+        data = _CellData(
+            seed,
+            related.adjacency,
+            related.covariance,
+            related.precision,
+            empty,
+            related.signal,
+            {},
+            related=related,
+        )
+        self.keep(cell, data)
+        return data
+
     def prepare(self, cell: Cell, data_model: str, n_samples: int) -> dict:
         """Draw the cell and observe its data under ``data_model``; its signal.
 
         With the hash of the data set of ``n_samples`` rows the learner will get.
         """
         data = self._cell(cell)
-        if data_model not in data.observed:
+        # Related models are observed as drawn (Gaussian rows): validate() refuses
+        # other data models for them.
+        if data.related is None and data_model not in data.observed:
             data.observed[data_model], _ = observe(
                 data.latent,
                 data.covariance,
@@ -383,18 +430,24 @@ class _Server(Server):
         modules = set(sys.modules)
         # Each fit gets its own copy: a learner that writes into X cannot change
         # the data of the next one.
-        observed = data.observed[fit.data_model][: fit.n_samples]
+        observed, y = data.rows(fit.data_model, fit.n_samples)
         X = np.array(observed)
         # Every warning of loading and fitting the learner is counted for its row,
         # not printed: "always", so that a repeated warning counts every time.
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            estimator, fit_time, constant = self._fit_learner(fit, X, data.seed)
+            estimator, fit_time, constant = self._fit_learner(fit, X, y, data.seed)
         # The packages whose modules loading and fitting the learner imported
         # (a wrapper that imports its solver inside fit), as plain strings.
         imported = self.imported.setdefault(fit.learner, set())
         imported |= {name.partition(".")[0] for name in set(sys.modules) - modules}
-        truth = GroundTruth(data.adjacency, spec.model, data.covariance, data.precision)
+        truth = (
+            None
+            if data.related is not None
+            else GroundTruth(
+                data.adjacency, spec.model, data.covariance, data.precision
+            )
+        )
         result: dict[str, Any] = {
             "fit_time": fit_time,
             "imported": sorted(imported),
@@ -403,7 +456,10 @@ class _Server(Server):
         try:
             # The losses are judged against the data as drawn (``observed``), which
             # the learner cannot have changed.
-            scores = score_learner(estimator, truth, spec.metrics, X=observed)
+            if data.related is not None:
+                scores = data.related.score(estimator, spec.metrics, observed, y)
+            else:
+                scores = score_learner(estimator, truth, spec.metrics, X=observed)
             for name, value in scores.values.items():
                 if math.isnan(value) and name not in scores.notes:
                     raise ValueError(f"metric {name} is NaN")
@@ -417,10 +473,11 @@ class _Server(Server):
         }
 
     def _fit_learner(
-        self, fit: Fit, X: np.ndarray, seed: int
+        self, fit: Fit, X: np.ndarray, y: np.ndarray | None, seed: int
     ) -> tuple[Any, float, np.ndarray]:
-        """The learner loaded, seeded and fitted on ``X``; its fit time; and the
-        constant columns of ``X`` (before the learner may write into it)."""
+        """The learner loaded, seeded and fitted on ``X`` (and the labels ``y`` of
+        a related model's groups); its fit time; and the constant columns of
+        ``X`` (before the learner may write into it)."""
         spec = self.spec
         # Loaded here, in the fit's own child: a learner the worker cannot load
         # fails its own fits, never the run (nor the template).
@@ -439,7 +496,10 @@ class _Server(Server):
         # constant variable carries nothing to learn a graph from.
         constant = constant_columns(X)
         start = time.perf_counter()
-        estimator.fit(X)
+        if y is None:
+            estimator.fit(X)
+        else:
+            estimator.fit(X, np.array(y))
         return estimator, time.perf_counter() - start, constant
 
 
