@@ -109,7 +109,7 @@ def test_latent_scores_by_hand():
         latent_=low_rank[:, :1] @ low_rank[:1, :] / low_rank[0, 0],
     )
     scores = latent_scores(estimate, sparse, low_rank)
-    assert scores["rank"] == 1 and scores["rank_error"] == -1
+    assert scores["rank"] == 1 and scores["rank_error"] == 1
     # The estimate finds edge 0-1, misses 1-2.
     assert scores["tpr"] == 0.5 and scores["ppv"] == 1.0
     assert scores["sparse_relative_error"] == pytest.approx(

@@ -312,7 +312,8 @@ def latent_scores(
     Returns
     -------
     dict
-        ``rank`` (of ``latent_``), ``rank_error`` (``rank - true rank``),
+        ``rank`` (of ``latent_``), ``rank_error`` (``|rank - true rank|``: ranked
+        lower-is-better, so an under- and an over-estimate count alike),
         ``sparse_relative_error`` (``||S^ - S||_F / ||S||_F``),
         ``low_rank_relative_error``, and ``tpr``, ``ppv``, ``f1`` of the support
         of ``S``.
@@ -345,7 +346,7 @@ def latent_scores(
     estimated = _edges_from_precisions(sparse[None], check_tol(tol))[0]
     return {
         "rank": rank,
-        "rank_error": rank - true_rank,
+        "rank_error": abs(rank - true_rank),
         "sparse_relative_error": float(
             np.linalg.norm(sparse - true_sparse) / np.linalg.norm(true_sparse)
         ),
