@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from hostile_learners import Leaver, Poisoner, Probe
+from hostile_learners import Leaver, Poisoner, Probe, StackWalker
 from sklearn.covariance import GraphicalLasso, LedoitWolf
 
 from skggm_bench.benchmark import Benchmark
@@ -125,6 +125,74 @@ def test_the_probe_sees_poison_in_a_shared_process(monkeypatch):
 
 
 # --------------------------------------------------------------------------------------
+# The template trusts nothing a fit sends
+# --------------------------------------------------------------------------------------
+
+ATTACKS = {
+    # kind: the attacker's own status (what it sent is refused, or ignored)
+    "exec_reduce": "failed",
+    "poison_kept": "ok",
+    "keep_other": "ok",
+    "forge_prepare": "failed",
+    "forge_fit": "failed",
+}
+
+
+@pytest.mark.parametrize(
+    ("n_jobs", "backend"), [(1, "loky"), (2, "loky"), (2, "threading")]
+)
+def test_a_learner_reaching_the_fork_server_changes_no_other_row(
+    tmp_path, n_jobs, backend
+):
+    marker = tmp_path / "exec-ran"
+    attackers = {
+        f"a_{kind}": StackWalker(kind, str(marker)) for kind in ATTACKS
+    }
+    attacked = study(attackers | VICTIMS, n_jobs, backend).run().frame
+    clean = study(VICTIMS, n_jobs, backend).run().frame
+    # Nothing the attacker sent was run, kept or passed on.
+    assert not marker.exists()
+    pd.testing.assert_frame_equal(victims_rows(attacked), victims_rows(clean))
+    assert (victims_rows(attacked).status == "ok").all()
+    for kind, status in ATTACKS.items():
+        rows = attacked[attacked.learner == f"a_{kind}"]
+        assert rows.status.tolist() == [status] * 3, (kind, rows.message.tolist())
+        if status == "failed":
+            assert rows.message.str.contains("answer the harness refuses").all()
+    forged = attacked[attacked.learner == "a_forge_prepare"].message.iloc[0]
+    assert "answers a 'prepare' request, not 'fit'" in forged
+    exec_message = attacked[attacked.learner == "a_exec_reduce"].message.iloc[0]
+    assert "builtins.exec is not plain data" in exec_message
+    fit_message = attacked[attacked.learner == "a_forge_fit"].message.iloc[0]
+    assert "a 'fit' request may not change the kept data" in fit_message
+
+
+def test_the_attacks_work_on_a_trusting_reader(tmp_path, monkeypatch):
+    # The test above can fail: a template that unpickled what a fit sends, and
+    # took kept data from any answer, runs the attacker's code and keeps its data.
+    import pickle
+
+    from skggm_bench.benchmark import _isolation
+
+    def trusting(data, classes=()):
+        return pickle.loads(data)
+
+    monkeypatch.setattr(_isolation, "loads_plain", trusting)
+    marker = tmp_path / "exec-ran"
+    study({"a": StackWalker("exec_reduce", str(marker)), "lw": LedoitWolf()},
+          n_repeats=1).run()  # fmt: skip
+    assert marker.exists()
+    monkeypatch.setattr(_isolation.Server, "keeping", frozenset({"prepare", "fit"}))
+    monkeypatch.setattr(_isolation.Server, "accepts_kept", lambda *args: True)
+    from skggm_bench.benchmark import _tasks
+
+    monkeypatch.setattr(_tasks._Server, "keeping", frozenset({"prepare", "fit"}))
+    attacked = study({"a_poison_kept": StackWalker("poison_kept")} | VICTIMS).run()
+    clean = study(VICTIMS).run().frame
+    assert not victims_rows(attacked.frame).equals(victims_rows(clean))
+
+
+# --------------------------------------------------------------------------------------
 # No process outlives its fit, the run, or a killed CLI
 # --------------------------------------------------------------------------------------
 
@@ -194,6 +262,28 @@ def test_nothing_a_learner_starts_outlives_the_run(n_jobs, backend, forked_child
     while grandchildren() and time.monotonic() < deadline:
         time.sleep(0.1)
     assert grandchildren() == []
+
+
+@pytest.mark.parametrize(
+    ("n_jobs", "backend"), [(1, "loky"), (2, "loky"), (2, "threading")]
+)
+def test_nothing_outlives_a_learner_that_kills_its_template(n_jobs, backend):
+    # The learner starts a process in a session of its own, then kills its
+    # parent (the fork server's template): the worker, a subreaper, inherits what
+    # is left and ends it; the row names the fit as crashed, not the draw.
+    tag = f"600.{uuid.uuid4().int % 10**9}"
+    learners = {"a_killer": Leaver("kill_template", tag), "lw": LedoitWolf()}
+    frame = study(learners, n_jobs, backend, n_repeats=2).run().frame
+    returned = time.monotonic()
+    killer = frame[frame.learner == "a_killer"]
+    assert killer.status.tolist() == ["crashed"] * 2, killer.message.tolist()
+    assert killer.message.str.contains(
+        "the fork server process running it was killed by signal SIGKILL"
+    ).all()
+    assert killer.data_hash.str.len().eq(32).all()  # the draw had succeeded
+    assert (frame[frame.learner == "lw"].status == "ok").all()
+    time.sleep(max(0.0, returned + 5 - time.monotonic()))
+    assert processes_with(tag) == []
 
 
 @pytest.mark.parametrize("backend", ["loky", "threading"])
