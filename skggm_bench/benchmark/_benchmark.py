@@ -1324,10 +1324,15 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
                 progress(counts["done"], total)
 
         spec = self._spec(grid, entropy)
+        identity, before = store.identity(), len(store)
         try:
             execute(spec, fits, self.n_jobs, self.verbose, on_row)
         finally:  # children of this process (n_jobs=1, threading) end with the run
             close_children(spec.token)
+        # A learner runs with this process's permissions: it cannot reach the
+        # store's descriptors, but it can remove or replace the file by its path.
+        # A run whose rows are no longer where it wrote them must not look done.
+        store.check_intact(identity, before + counts["computed"])
         return counts["computed"]
 
     def _backend_config(self) -> Any:

@@ -491,6 +491,57 @@ class ResultStore:
         query = f"SELECT {', '.join(KEY_COLUMNS)} FROM results"
         return {tuple(row) for row in self._connection().execute(query)}
 
+    def identity(self) -> tuple[int, int] | None:
+        """The store file's (device, inode); None in memory or without a file."""
+        if self.path == ":memory:":
+            return None
+        try:
+            info = os.stat(self.path)
+        except OSError:
+            return None
+        return info.st_dev, info.st_ino
+
+    def check_intact(self, identity: tuple[int, int] | None, n_rows: int) -> None:
+        """Check the file is still this store, readable, with ``n_rows`` or more rows.
+
+        At the end of a run: a learner (it runs with this process's permissions)
+        may have removed or replaced the file while its rows were being written.
+
+        Raises
+        ------
+        StoreError
+            Naming what happened to the file.
+        """
+        if self.path == ":memory:":
+            return
+        found = self.identity()
+        if found is None:
+            problem = "was removed during the run"
+        elif identity is not None and found != identity:
+            problem = "was replaced by another file during the run"
+        else:
+            try:
+                reader = sqlite3.connect(
+                    f"{Path(self.path).resolve().as_uri()}?mode=ro", uri=True
+                )
+                try:
+                    count = reader.execute("SELECT COUNT(*) FROM results").fetchone()
+                finally:
+                    reader.close()
+            except sqlite3.DatabaseError as exc:
+                problem = f"cannot be read after the run ({exc})"
+            else:
+                if count[0] >= n_rows:
+                    return
+                problem = (
+                    f"holds {count[0]} rows after the run, not the {n_rows} "
+                    "committed"
+                )
+        raise StoreError(
+            f"the results store {self.path!r} {problem}: the rows of this run are "
+            "lost (a learner can change files by their path); run the study again"
+        )
+
     @_store_errors
     def __len__(self) -> int:
         return self._connection().execute("SELECT COUNT(*) FROM results").fetchone()[0]

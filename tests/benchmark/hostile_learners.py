@@ -206,3 +206,43 @@ class StackWalker(BaseEstimator):
         else:
             raise ValueError(f"unknown kind {kind!r}")
         return _estimate(self, X)
+
+
+class StoreAttacker(BaseEstimator):
+    """Fits well, but first goes for the results store.
+
+    ``kind``: ``truncate_fds`` truncates every descriptor of its process that
+    points to an SQLite file (and raises if it found one, so that its row says
+    so); ``delete_cwd`` deletes every ``*.sqlite*`` file of its working directory
+    (psics writes files there); ``delete_path`` deletes the files at ``path``
+    (what no isolation can prevent: the run must say it happened).
+    """
+
+    def __init__(self, kind="truncate_fds", path=""):
+        self.kind = kind
+        self.path = path
+
+    def fit(self, X, y=None):
+        import glob
+
+        if self.kind == "truncate_fds":
+            found = []
+            for fd in os.listdir("/proc/self/fd"):
+                try:
+                    target = os.readlink(f"/proc/self/fd/{fd}")
+                except OSError:
+                    continue
+                if ".sqlite" in target:
+                    found.append(target)
+                    os.ftruncate(int(fd), 0)
+            if found:
+                raise RuntimeError(f"truncated {found}")
+        elif self.kind == "delete_cwd":
+            for name in glob.glob("*.sqlite*"):
+                os.remove(name)
+        elif self.kind == "delete_path":
+            for name in glob.glob(self.path + "*"):
+                os.remove(name)
+        else:
+            raise ValueError(f"unknown kind {self.kind!r}")
+        return _estimate(self, X)

@@ -20,15 +20,13 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from hostile_learners import Leaver, Poisoner, Probe, StackWalker
+from hostile_learners import Leaver, Poisoner, Probe, StackWalker, StoreAttacker
 from sklearn.covariance import GraphicalLasso, LedoitWolf
 
 from skggm_bench.benchmark import Benchmark
 from skggm_bench.generators import DiagonalDominance
 
-pytestmark = pytest.mark.filterwarnings(
-    "ignore::sklearn.exceptions.ConvergenceWarning"
-)
+pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 
 KINDS = (
     "numpy_patch",
@@ -145,9 +143,7 @@ def test_a_learner_reaching_the_fork_server_changes_no_other_row(
     tmp_path, n_jobs, backend
 ):
     marker = tmp_path / "exec-ran"
-    attackers = {
-        f"a_{kind}": StackWalker(kind, str(marker)) for kind in ATTACKS
-    }
+    attackers = {f"a_{kind}": StackWalker(kind, str(marker)) for kind in ATTACKS}
     attacked = study(attackers | VICTIMS, n_jobs, backend).run().frame
     clean = study(VICTIMS, n_jobs, backend).run().frame
     # Nothing the attacker sent was run, kept or passed on.
@@ -193,6 +189,38 @@ def test_the_attacks_work_on_a_trusting_reader(tmp_path, monkeypatch):
 
 
 # --------------------------------------------------------------------------------------
+# A fit cannot reach the store
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("n_jobs", "backend"), [(1, "loky"), (2, "threading")])
+@pytest.mark.parametrize("kind", ["truncate_fds", "delete_cwd"])
+def test_a_learner_cannot_reach_the_store(tmp_path, monkeypatch, kind, n_jobs, backend):
+    # With n_jobs=1 or threading the process that writes the store forks the
+    # templates: its descriptors must not reach a fit, nor its directory.
+    from skggm_bench.benchmark.store import ResultStore
+
+    monkeypatch.chdir(tmp_path)
+    learners = {"a_attacker": StoreAttacker(kind), "lw": LedoitWolf()}
+    result = study(learners, n_jobs, backend, store="store.sqlite").run()
+    assert (result.frame.status == "ok").all(), result.frame.message.tolist()
+    with ResultStore(tmp_path / "store.sqlite", read_only=True) as store:
+        assert len(store) == 6
+    # Each fit worked in a directory of its own, removed after it.
+    assert sorted(p.name for p in tmp_path.iterdir() if "sqlite" not in p.name) == []
+
+
+@pytest.mark.parametrize(("n_jobs", "backend"), [(1, "loky"), (2, "threading")])
+def test_a_store_removed_during_the_run_fails_the_run(tmp_path, n_jobs, backend):
+    from skggm_bench.benchmark.store import StoreError
+
+    path = str(tmp_path / "store.sqlite")
+    learners = {"a_attacker": StoreAttacker("delete_path", path), "lw": LedoitWolf()}
+    with pytest.raises(StoreError, match="was removed during the run"):
+        study(learners, n_jobs, backend, store=path).run()
+
+
+# --------------------------------------------------------------------------------------
 # No process outlives its fit, the run, or a killed CLI
 # --------------------------------------------------------------------------------------
 
@@ -206,9 +234,10 @@ def processes_with(text: str) -> list[int]:
             stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
             if stat[0] == "Z":
                 continue
-            if needle in (entry / "cmdline").read_bytes() or needle in (
-                entry / "environ"
-            ).read_bytes():
+            if (
+                needle in (entry / "cmdline").read_bytes()
+                or needle in (entry / "environ").read_bytes()
+            ):
                 found.append(int(entry.name))
         except OSError:
             continue
