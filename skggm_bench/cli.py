@@ -9,7 +9,7 @@
                             [--format text|markdown|latex|csv]
     skggm-bench report [--store PATH] [--out DIR] [--metric f1]
     skggm-bench merge A.sqlite B.sqlite ... --out C.sqlite
-    skggm-bench export [--store PATH] [--format csv|parquet|jsonl] --out FILE
+    skggm-bench export [--store PATH] [--format csv|parquet|jsonl] --out FILE [--force]
     skggm-bench sample --generator NAME [--base-generator NAME] [--param KEY=VALUE]
                        [--graph FAMILY] [--n-features P] [--density D] [--n N]
                        [--seed S] --out FILE.npy
@@ -310,6 +310,11 @@ def _add_export(commands: Any) -> None:
         help="file format (default: from the suffix of --out)",
     )
     export.add_argument("--out", required=True, type=Path, metavar="FILE")
+    export.add_argument(
+        "--force",
+        action="store_true",
+        help="replace an existing --out (and its sidecar)",
+    )
 
 
 class _Parser(argparse.ArgumentParser):

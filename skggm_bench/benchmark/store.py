@@ -45,6 +45,8 @@ import math
 import os
 import re
 import sqlite3
+import tempfile
+import warnings
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
@@ -212,6 +214,8 @@ class ResultStore:
         if not self.path:
             raise ValueError("path must be a non-empty file path or ':memory:'")
         self.read_only = bool(read_only)
+        #: What opening the store did that its user should know (a re-creation).
+        self.notes: list[str] = []
         self._conn: sqlite3.Connection | None = None
         self._pid: int | None = None
         self._connection()  # fail now, not mid-run, on an unusable path
@@ -263,6 +267,8 @@ class ResultStore:
             return
         conn = self._open_read_only()
         try:
+            if _left_at_creation(conn):
+                return  # re-created by _open_for_writing, with a note
             _check_is_store(conn, self.path)
             _checked_records(conn, self.path)
             problems = [
@@ -284,10 +290,29 @@ class ResultStore:
             self._check_permissions()
             self._check_before_writing()
         conn = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_MS / 1000)
+        try:
+            self._prepare_for_writing(conn)
+        except BaseException:
+            conn.close()  # a full disk: no descriptor of the file is kept
+            raise
+        return conn
+
+    def _prepare_for_writing(self, conn: sqlite3.Connection) -> None:
         conn.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
         tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
+        if tables and _left_at_creation(conn):
+            note = (
+                f"{self.path!r} was left empty by an interrupted creation (it has "
+                f"the tables {sorted(tables)} and no rows); it was created anew"
+            )
+            self.notes.append(note)
+            warnings.warn(note, stacklevel=4)
+            with conn:
+                conn.execute("BEGIN IMMEDIATE")
+                for table in ("results", "meta"):
+                    conn.execute(f"DROP TABLE IF EXISTS {table}")
+            tables = set()
         if tables and not {"results", "meta"} <= tables:
-            conn.close()
             raise StoreError(
                 f"{self.path!r} is an SQLite database but not a skggm-bench results "
                 f"store (it has the tables {sorted(tables)}); choose another path"
@@ -296,7 +321,10 @@ class ResultStore:
             conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
         if not tables:
+            # One transaction (Python's sqlite3 would commit each CREATE on its
+            # own): a kill or a full disk leaves no store, or a whole empty one.
             with conn:
+                conn.execute("BEGIN IMMEDIATE")
                 conn.execute(_CREATE_RESULTS)
                 conn.execute(_CREATE_KEY_INDEX)
                 conn.execute(_CREATE_META)
@@ -304,7 +332,6 @@ class ResultStore:
                     "INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)",
                     (_SCHEMA_VERSION,),
                 )
-        return conn
 
     def _connection(self) -> sqlite3.Connection:
         if self._conn is not None and self._pid == os.getpid():
@@ -674,6 +701,31 @@ re-run with the stored configuration to resume it.
                 "a new study, or re-run with the stored configuration to resume it."
             )
         return stored
+
+
+def _left_at_creation(conn: sqlite3.Connection) -> bool:
+    """Whether the database is what an interrupted creation of a store left.
+
+    Stores of earlier versions were created one table at a time: a kill or a
+    full disk in between left some of the tables, no schema version and no row.
+    """
+    tables = {
+        row[0]
+        for row in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
+    }
+    if not tables:
+        return True  # a database, even with a header, holding nothing
+    if not tables <= {"results", "meta"}:
+        return False
+    if "meta" in tables:
+        keys = {row[0] for row in conn.execute("SELECT key FROM meta")}
+        if "schema_version" in keys and "results" in tables:
+            return False
+        if keys - {"schema_version"}:
+            return False
+    if "results" in tables:
+        return conn.execute("SELECT COUNT(*) FROM results").fetchone()[0] == 0
+    return True
 
 
 def _check_is_store(conn: sqlite3.Connection, path: str) -> None:
@@ -1063,10 +1115,33 @@ def _require_pyarrow() -> None:
         )
 
 
+def _written(path: Path, write: Callable[[Path], Any]) -> Path:
+    """``write`` a temporary file beside ``path``, synced; its path.
+
+    Renamed into place by the caller: a kill or a full disk leaves at most a
+    hidden ``.NAME.*.partial`` file, never a half-written file under the final
+    name.
+    """
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
+                                suffix=".partial")  # fmt: skip
+    os.close(fd)
+    temporary = Path(name)
+    try:
+        write(temporary)
+        with open(temporary, "rb+") as file:
+            os.fsync(file.fileno())
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+    return temporary
+
+
 def export_results(
     store: str | os.PathLike | ResultStore,
     out: str | os.PathLike,
     format: str | None = None,
+    *,
+    overwrite: bool = False,
 ) -> Path:
     """Write every row of a store to a CSV, Parquet or JSON-lines file.
 
@@ -1077,6 +1152,11 @@ def export_results(
     Floats are written with all their digits, missing values as empty cells
     (CSV) or ``null`` (JSON lines), text as it is.
 
+    The files are written under temporary names in the folder of ``out`` and
+    renamed into place, the sidecar first, the data file last (an existing data
+    file is removed before): a kill leaves either no data file, or a whole one
+    with its own sidecar. A symbolic link at ``out`` is replaced, not followed.
+
     Parameters
     ----------
     store : str, os.PathLike or ResultStore
@@ -1085,6 +1165,8 @@ def export_results(
         The file to write (its folder is created).
     format : {"csv", "parquet", "jsonl"} or None, default=None
         None: from the suffix of ``out``.
+    overwrite : bool, default=False
+        Replace an existing ``out`` (and its sidecar).
 
     Returns
     -------
@@ -1095,6 +1177,8 @@ def export_results(
     ------
     ValueError
         For an unknown format.
+    FileExistsError
+        For an existing ``out`` (a file, a link, anything) without ``overwrite``.
     ImportError
         For Parquet without pyarrow (``pip install 'skggm-bench[parquet]'``).
 
@@ -1115,6 +1199,8 @@ def export_results(
     format = _export_format(out, format)
     if format == "parquet":
         _require_pyarrow()
+    if os.path.lexists(out) and not overwrite:
+        raise FileExistsError(f"{str(out)!r} exists already")
     if isinstance(store, ResultStore):
         frame = store.frame()
     else:
@@ -1122,21 +1208,37 @@ def export_results(
             frame = opened.frame()
     out.parent.mkdir(parents=True, exist_ok=True)
     if format == "parquet":
-        frame.to_parquet(out, index=False)
+        data = _written(out, lambda path: frame.to_parquet(path, index=False))
+        os.replace(data, out)
         return out
-    dtypes = {name: str(dtype) for name, dtype in frame.dtypes.items()}
-    if format == "csv":
-        # repr of a float is its shortest exact decimal: read back bit for bit.
-        frame.to_csv(out, index=False, na_rep="", lineterminator="\n")
-    else:
-        with open(out, "w", encoding="utf-8") as file:
+
+    def write_data(path: Path) -> None:
+        if format == "csv":
+            # repr of a float is its shortest exact decimal: read back bit for bit.
+            frame.to_csv(path, index=False, na_rep="", lineterminator="\n")
+            return
+        with open(path, "w", encoding="utf-8") as file:
             for record in frame.itertuples(index=False, name=None):
                 values = {
                     name: _json_value(value)
                     for name, value in zip(frame.columns, record, strict=True)
                 }
                 file.write(json.dumps(values, ensure_ascii=False) + "\n")
-    _dtypes_path(out).write_text(json.dumps(dtypes, indent=1) + "\n")
+
+    dtypes = {name: str(dtype) for name, dtype in frame.dtypes.items()}
+    data = _written(out, write_data)
+    try:
+        sidecar = _written(
+            out, lambda path: path.write_text(json.dumps(dtypes, indent=1) + "\n")
+        )
+    except BaseException:
+        data.unlink(missing_ok=True)
+        raise
+    # No moment at which a data file sits beside a sidecar not its own.
+    if os.path.lexists(out):
+        out.unlink()
+    os.replace(sidecar, _dtypes_path(out))
+    os.replace(data, out)
     return out
 
 
