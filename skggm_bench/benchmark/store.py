@@ -270,6 +270,7 @@ class ResultStore:
             if _left_at_creation(conn):
                 return  # re-created by _open_for_writing, with a note
             _check_is_store(conn, self.path)
+            _checked_meta(conn, self.path)
             _checked_records(conn, self.path)
             problems = [
                 line
@@ -592,7 +593,9 @@ class ResultStore:
         """
         import pandas as pd  # optional dependency, needed only for frames
 
-        records, columns, dtypes = _checked_records(self._connection(), self.path)
+        conn = self._connection()
+        _checked_meta(conn, self.path)  # the rows of a damaged store are not used
+        records, columns, dtypes = _checked_records(conn, self.path)
         frame = pd.DataFrame.from_records(records, columns=columns)
         return frame.astype(dtypes)
 
@@ -616,12 +619,7 @@ class ResultStore:
         >>> store.study()
         {'densities': [0.1]}
         """
-        row = (
-            self._connection()
-            .execute("SELECT value FROM meta WHERE key = 'study'")
-            .fetchone()
-        )
-        return None if row is None else json.loads(row[0])
+        return _checked_meta(self._connection(), self.path).get("study")
 
     @_store_errors
     def metadata(self) -> dict:
@@ -638,10 +636,7 @@ class ResultStore:
         >>> ResultStore(":memory:").metadata()
         {'schema_version': '3'}
         """
-        meta = dict(self._connection().execute("SELECT key, value FROM meta"))
-        if "study" in meta:
-            meta["study"] = json.loads(meta["study"])
-        return meta
+        return _checked_meta(self._connection(), self.path)
 
     @_store_errors
     def ensure_study(self, config: Mapping[str, Any]) -> dict:
@@ -759,6 +754,19 @@ def _checked_records(
         For a value its column cannot hold.
     """
     existing = [row[1] for row in conn.execute("PRAGMA table_info(results)")]
+    for name in existing:
+        if not isinstance(name, str) or not _IDENTIFIER.match(name):
+            raise StoreError(
+                f"damaged store: the results table has a column named "
+                f"{_quoted(name)}, not a plain identifier ({path!r} was changed "
+                "outside skggm-bench)"
+            )
+    missing = [name for name in _FIXED_COLUMNS if name not in existing]
+    if missing:
+        raise StoreError(
+            f"damaged store: the results table has no column {missing[0]} "
+            f"({path!r} was changed outside skggm-bench)"
+        )
     fixed = set(_FIXED_COLUMNS)
     columns = result_columns([name for name in existing if name not in fixed])
     quoted = ", ".join(f'"{name}"' for name in columns)
@@ -785,21 +793,122 @@ def _check_values(
     """
     numbers = {"float64": (int, float), "int64": (int,), "Int64": (int,)}
     for position, name in enumerate(columns, start=1):
-        allowed = numbers.get(dtypes[name])
-        if allowed is None:
-            continue
-        what = "a number" if dtypes[name] == "float64" else "an integer"
-        nullable = dtypes[name] != "int64"
+        allowed = numbers.get(dtypes[name], (str,))
+        what = {"float64": "a number", "int64": "an integer", "Int64": "an integer"}
+        nullable = dtypes[name] in ("float64", "Int64")
+        low = _LOWEST.get(name)
         for record in records:
             value = record[position]
-            if (value is None and not nullable) or (
-                value is not None and not isinstance(value, allowed)
-            ):
-                raise StoreError(
-                    f"damaged store: column {name} of row {record[0]} holds "
-                    f"{value!r}, not {what} ({path!r} was changed outside "
-                    "skggm-bench)"
-                )
+            if value is None and nullable:
+                continue
+            # bool is an int, but SQLite never gives one back
+            if not isinstance(value, allowed):
+                problem = f"not {what.get(dtypes[name], 'text')}"
+            elif low is not None and not value >= low:
+                problem = f"less than {low}"
+            elif name == "density" and not 0.0 <= value <= 1.0:
+                problem = "not a density between 0 and 1"
+            elif name == "status" and value not in STATUSES:
+                problem = f"not a status ({', '.join(STATUSES)})"
+            elif name == "versions" and not _plain_versions(value):
+                problem = "not a JSON object of package versions"
+            else:
+                continue
+            raise StoreError(
+                f"damaged store: column {name} of row {record[0]} holds "
+                f"{_quoted(value)}, {problem} ({path!r} was changed outside "
+                "skggm-bench)"
+            )
+
+
+# The least value of the integer columns that have one.
+_LOWEST = {"n_features": 1, "n_samples": 1, "repeat": 0, "seed": 0, "n_edges": 0,
+           "n_added_edges": 0, "fit_time": 0.0}  # fmt: skip
+
+
+@functools.lru_cache(maxsize=256)
+def _plain_versions(text: str) -> bool:
+    """Whether ``text`` is a JSON object of package names to version strings."""
+    try:
+        versions = json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(versions, dict) and all(
+        isinstance(value, str) for value in versions.values()
+    )
+
+
+def _quoted(value: Any, limit: int = 200) -> str:
+    """``repr(value)``, cut to ``limit`` characters (a value may be megabytes)."""
+    if isinstance(value, (str, bytes)) and len(value) > limit:
+        value = value[:limit]  # repr of the head only, not of megabytes
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _json_depth(value: Any) -> int:
+    """How deeply containers nest in a JSON value (without recursion)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list)):
+            deepest = max(deepest, depth)
+            items = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in items)
+    return deepest
+
+
+# A study description nests some levels (learner -> parameters -> a nested
+# estimator's parameters); far deeper is no description this package wrote.
+_MAX_STUDY_DEPTH = 32
+_META_KEYS = ("schema_version", "study", "created")
+
+
+def _checked_meta(conn: sqlite3.Connection, path: str) -> dict:
+    """The ``meta`` table, checked: text values, the study a JSON object.
+
+    Raises
+    ------
+    StoreError
+        ``damaged store: ...`` naming the first problem.
+    """
+    damaged = f"({path!r} was changed outside skggm-bench)"
+    meta: dict[str, Any] = {}
+    for key, value in conn.execute("SELECT key, value FROM meta ORDER BY key"):
+        if not isinstance(key, str) or not isinstance(value, str):
+            raise StoreError(
+                f"damaged store: the metadata entry {_quoted(key)} holds "
+                f"{_quoted(value)}, not text {damaged}"
+            )
+        meta[key] = value
+    if "study" not in meta:
+        return meta
+    try:
+        study = json.loads(meta["study"])
+    except (ValueError, RecursionError) as exc:
+        problem = "nested too deeply" if isinstance(exc, RecursionError) else exc
+        raise StoreError(
+            f"damaged store: its study description is not valid JSON ({problem}) "
+            f"{damaged}"
+        ) from None
+    if not isinstance(study, dict):
+        raise StoreError(
+            f"damaged store: its study description is {_quoted(study)}, not a JSON "
+            f"object {damaged}"
+        )
+    if _json_depth(study) > _MAX_STUDY_DEPTH:
+        raise StoreError(
+            f"damaged store: its study description nests deeper than "
+            f"{_MAX_STUDY_DEPTH} levels {damaged}"
+        )
+    for name in ("learners", "generators", "data_models", "graphs"):
+        if name in study and not isinstance(study[name], dict):
+            raise StoreError(
+                f"damaged store: the {name} of its study are "
+                f"{_quoted(study[name])}, not a JSON object {damaged}"
+            )
+    meta["study"] = study
+    return meta
 
 
 def _check_row(row: dict) -> None:
@@ -842,7 +951,7 @@ def _describe_differences(stored: dict, wanted: dict) -> str:
     return "; ".join(parts)
 
 
-def _short(value: Any, limit: int = 300) -> str:
+def _short(value: Any, limit: int = 200) -> str:
     text = json.dumps(value, sort_keys=True)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
@@ -868,11 +977,9 @@ _MEASURED = ("fit_time", "versions")
 
 
 def _raw_rows(store: ResultStore) -> tuple[list[str], list[tuple]]:
-    conn = store._connection()
-    columns = store._columns()
-    quoted = ", ".join(f'"{name}"' for name in columns)
-    rows = conn.execute(f"SELECT {quoted} FROM results ORDER BY rowid").fetchall()
-    return columns, rows
+    """A store's rows, each checked against the schema (a damaged one refused)."""
+    records, columns, _ = _checked_records(store._connection(), store.path)
+    return columns, records
 
 
 def _merged_study(studies: list[tuple[str, dict]]) -> dict:
@@ -916,7 +1023,7 @@ def _merged_study(studies: list[tuple[str, dict]]) -> dict:
 
 def _key_text(key: tuple) -> str:
     pairs = zip(KEY_COLUMNS, key, strict=True)
-    return ", ".join(f"{name}={value!r}" for name, value in pairs)
+    return ", ".join(f"{name}={_quoted(value)}" for name, value in pairs)
 
 
 def merge_stores(
@@ -1049,7 +1156,7 @@ def _merged_rows(stores: list[ResultStore]) -> tuple[list[tuple], list[str]]:
                     raise MergeError(
                         f"the row {_key_text(key)} is in {first_path!r} and "
                         f"{path!r} with different values: {columns[i]} is "
-                        f"{first[i]!r} against {row[i]!r}"
+                        f"{_quoted(first[i])} against {_quoted(row[i])}"
                     )
     _check_data_hashes(kept, columns)
     return [row for _, row in kept.values()], columns
@@ -1073,7 +1180,8 @@ def _check_data_hashes(kept: dict[tuple, tuple[str, tuple]], columns: list) -> N
                 raise MergeError(
                     f"the rows {_key_text(first_key)} (in {first_path!r}) and "
                     f"{_key_text(key)} (in {path!r}) should share one data set, but "
-                    f"their {columns[i]} is {first[i]!r} against {row[i]!r}: the "
+                    f"their {columns[i]} is {_quoted(first[i])} against "
+                    f"{_quoted(row[i])}: the "
                     "data sets differ"
                 )
 
