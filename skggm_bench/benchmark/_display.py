@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ..metrics import get_metric
+from ..utils._printable import printable
 from ._analysis import Analysis, Comparison
 from ._formatting import format_interval, format_leaderboard, format_rank_shift
 
@@ -116,7 +117,7 @@ def _cell(value: Any) -> str:
         return f"{value:g}"
     if isinstance(value, (int, np.integer)):
         return str(int(value))
-    text = str(value)
+    text = printable(value)  # a name is data: no control character shown
     return MISSING if text in ("nan", "NaN", "None", "<NA>") else text
 
 
@@ -1092,7 +1093,8 @@ def text_report(analysis: Analysis, width: int = 100) -> str:
     failures = failure_table(analysis.frame)
     if failures.rows:
         parts += [heading("Fits that did not finish"), text_table(failures, width)]
-    return "\n\n".join(parts)
+    # The findings and titles name learners too: none prints a control character.
+    return printable("\n\n".join(parts))
 
 
 # --------------------------------------------------------------------------------------
