@@ -482,31 +482,58 @@ def _death(status: int | None, memory_limit: int | None, elapsed: float) -> Outc
 # --------------------------------------------------------------------------------------
 
 
-def _close_inherited(keep: set[int]) -> None:
-    """Close every descriptor but ``keep``; unmap shared writable file mappings.
+def _shared_mappings() -> list[tuple[int, int]]:
+    """This process's shared writable file mappings: (address, length) each.
+
+    Read once in the template: its children inherit exactly these (it creates
+    none), and each unmaps them (:func:`_close_inherited`).
+    """
+    try:
+        with open("/proc/self/maps") as maps:
+            lines = maps.read().splitlines()
+    except OSError:
+        return []
+    found = []
+    for line in lines:
+        fields = line.split()
+        if len(fields) > 5 and fields[1][1] == "w" and fields[1][3] == "s":
+            low, high = (int(x, 16) for x in fields[0].split("-"))
+            found.append((low, high - low))
+    return found
+
+
+@functools.cache
+def _libc_munmap() -> Callable[..., int] | None:
+    # Looked up once, in the template (see _libc_prctl).
+    try:
+        munmap = ctypes.CDLL(None, use_errno=True).munmap
+    except (OSError, AttributeError):
+        return None
+    munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+    return munmap
+
+
+def _close_inherited(keep: set[int], mappings: list[tuple[int, int]]) -> None:
+    """Close every descriptor but ``keep``; unmap the shared writable ``mappings``.
 
     The worker may be the process that writes the results store (``n_jobs=1``,
     threading): its descriptors and SQLite's shared-memory mapping would
     otherwise reach the learner, which could truncate or overwrite the store.
     """
-    low = 0
-    for fd in sorted(keep):
-        if low < fd:  # closerange(n, n) would close every descriptor from n
-            os.closerange(low, fd)
-        low = fd + 1
-    os.closerange(low, resource.getrlimit(resource.RLIMIT_NOFILE)[0] or 1 << 20)
     try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
-        with open("/proc/self/maps") as maps:
-            lines = maps.read().splitlines()
-    except (OSError, AttributeError):
-        return
-    for line in lines:
-        fields = line.split()
-        if len(fields) > 5 and fields[1][1] == "w" and fields[1][3] == "s":
-            low_address, high_address = (int(x, 16) for x in fields[0].split("-"))
-            libc.munmap(low_address, high_address - low_address)
+        # The open descriptors, not every number up to the limit (tens of
+        # thousands of close calls, milliseconds per child).
+        numbers = [int(name) for name in os.listdir("/proc/self/fd")]
+    except (OSError, ValueError):
+        numbers = list(range(resource.getrlimit(resource.RLIMIT_NOFILE)[0]))
+    for fd in numbers:
+        if fd not in keep:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+    munmap = _libc_munmap()
+    if munmap is not None:
+        for address, length in mappings:
+            munmap(address, length)
 
 
 def _answer(name: str, outcome: Outcome, fresh: dict, types: tuple) -> bytes:
@@ -588,6 +615,8 @@ class _Template:
         self.running: _Child | None = None
         # Children killed after their answer, reaped when their pidfd says so.
         self.ending: dict[int, _Child] = {}
+        self.mappings = _shared_mappings()
+        _libc_munmap()
 
     def fork_child(self) -> _Child:
         ours, theirs = Pipe(duplex=True)
@@ -606,7 +635,7 @@ class _Template:
                     if child is not None:
                         child.close()
                 streams = {stream.fileno() for stream in (sys.stdout, sys.stderr)}
-                _close_inherited({0, 1, 2, theirs.fileno(), *streams})
+                _close_inherited({0, 1, 2, theirs.fileno(), *streams}, self.mappings)
                 os.chdir(workdir)
             finally:
                 _child_main(theirs, self.server, self.memory_limit)
