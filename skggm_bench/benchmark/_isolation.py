@@ -583,7 +583,7 @@ class _Child:
     conn: Connection
     pidfd: int | None
     generation: int  # of the template's kept data when it was forked
-    workdir: str  # its working directory, removed once it has ended
+    workdir: str | None  # its working directory, removed once it has ended
 
     def close(self) -> None:
         self.conn.close()
@@ -591,7 +591,17 @@ class _Child:
             os.close(self.pidfd)
 
     def remove_workdir(self) -> None:
-        shutil.rmtree(self.workdir, ignore_errors=True)
+        if self.workdir is not None:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+def _workdir_prefix(template: int) -> str:
+    """The prefix of the working directories of a template's children.
+
+    With the template's pid, so that the worker removes those a killed template
+    could not (:meth:`ForkServer._stop`).
+    """
+    return f"skggm-bench-fit-{template}-"
 
 
 # --------------------------------------------------------------------------------------
@@ -624,7 +634,10 @@ class _Template:
         # ended: what a learner writes in its working directory (psics writes
         # ``_covselsigma.dat`` at every fit) reaches neither the user's directory,
         # nor the results store, nor the next fit.
-        workdir = tempfile.mkdtemp(prefix="skggm-bench-fit-")
+        try:
+            workdir: str | None = tempfile.mkdtemp(prefix=_workdir_prefix(self.pid))
+        except OSError:  # no writable temporary folder: the worker's directory
+            workdir = None
         pid = os.fork()
         if pid == 0:
             try:
@@ -636,7 +649,8 @@ class _Template:
                         child.close()
                 streams = {stream.fileno() for stream in (sys.stdout, sys.stderr)}
                 _close_inherited({0, 1, 2, theirs.fileno(), *streams}, self.mappings)
-                os.chdir(workdir)
+                if workdir is not None:
+                    os.chdir(workdir)
             finally:
                 _child_main(theirs, self.server, self.memory_limit)
         theirs.close()
@@ -950,6 +964,12 @@ class ForkServer:
         status = _reap(pid)
         with _FORK_LOCK:
             _TEMPLATES.discard(pid)
+        # What a template killed before it could clean up leaves behind.
+        folder = tempfile.gettempdir()
+        with contextlib.suppress(OSError):
+            for name in os.listdir(folder):
+                if name.startswith(_workdir_prefix(pid)):
+                    shutil.rmtree(os.path.join(folder, name), ignore_errors=True)
         if pidfd is not None:
             os.close(pidfd)
         return status

@@ -13,6 +13,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 import uuid
@@ -302,6 +303,7 @@ def test_nothing_outlives_a_learner_that_kills_its_template(n_jobs, backend):
     # is left and ends it; the row names the fit as crashed, not the draw.
     tag = f"600.{uuid.uuid4().int % 10**9}"
     learners = {"a_killer": Leaver("kill_template", tag), "lw": LedoitWolf()}
+    workdirs = set(Path(tempfile.gettempdir()).glob("skggm-bench-fit-*"))
     frame = study(learners, n_jobs, backend, n_repeats=2).run().frame
     returned = time.monotonic()
     killer = frame[frame.learner == "a_killer"]
@@ -313,6 +315,8 @@ def test_nothing_outlives_a_learner_that_kills_its_template(n_jobs, backend):
     assert (frame[frame.learner == "lw"].status == "ok").all()
     time.sleep(max(0.0, returned + 5 - time.monotonic()))
     assert processes_with(tag) == []
+    # Nor the working directories of the fits the killed templates ran.
+    assert set(Path(tempfile.gettempdir()).glob("skggm-bench-fit-*")) <= workdirs
 
 
 @pytest.mark.parametrize("backend", ["loky", "threading"])
