@@ -401,3 +401,36 @@ def test_nothing_of_a_killed_cli_run_is_left(tmp_path, how, n_jobs):
             os.killpg(process.pid, signal.SIGKILL)
         for pid in processes_with(mark):  # pragma: no cover - only on failure
             os.kill(pid, signal.SIGKILL)
+
+
+REMOVER = """
+n_features = 6
+densities = [0.3]
+n_samples = [30]
+n_repeats = 2
+metrics = ["f1"]
+random_state = 0
+generators = ["DiagonalDominance"]
+[learners.remover]
+class = "hostile_learners.StoreAttacker"
+kind = "delete_path"
+path = "{path}"
+"""
+
+
+def test_the_cli_says_when_a_learner_removed_the_store(tmp_path):
+    store = tmp_path / "study.sqlite"
+    config = tmp_path / "study.toml"
+    config.write_text(textwrap.dedent(REMOVER.format(path=store)))
+    env = os.environ | {
+        "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), *sys.path]),
+    }
+    command = [sys.executable, "-m", "skggm_bench.cli", "run", "--config",
+               str(config), "--store", str(store), "--n-jobs", "1",
+               "--no-progress"]  # fmt: skip
+    done = subprocess.run(command, env=env, capture_output=True, text=True,
+                          timeout=300)  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("skggm-bench run: error: the results store"), last
+    assert "was removed during the run" in last and "Traceback" not in done.stderr
