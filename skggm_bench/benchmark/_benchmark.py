@@ -61,7 +61,7 @@ from ._provenance import (
     learner_modules,
     learner_versions,
 )
-from ._schema import KEY_COLUMNS, Status, result_columns
+from ._schema import KEY_COLUMNS, MAX_NAME_LENGTH, Status, result_columns
 from ._seeding import (
     SEEDING_SCHEME,
     cell_seed,
@@ -220,6 +220,12 @@ def _check_named(
         if not isinstance(key, str) or not key:
             raise StudyError(
                 name, f"{name} keys must be non-empty strings, got {key!r}"
+            )
+        if len(key) > MAX_NAME_LENGTH:
+            raise StudyError(
+                name,
+                f"{name} keys are names, at most {MAX_NAME_LENGTH} characters; "
+                f"got one of {len(key)} ({key[:40]!r}...)",
             )
         if isinstance(value, type):
             raise StudyError(

@@ -56,6 +56,8 @@ from ._schema import (
     CELL_COLUMNS,
     COLUMN_TYPES,
     KEY_COLUMNS,
+    MAX_NAME_LENGTH,
+    NAME_COLUMNS,
     OUTCOME_COLUMNS,
     STATUSES,
     result_columns,
@@ -810,6 +812,8 @@ def _check_values(
                 problem = "not a density between 0 and 1"
             elif name == "status" and value not in STATUSES:
                 problem = f"not a status ({', '.join(STATUSES)})"
+            elif name in NAME_COLUMNS and len(value) > MAX_NAME_LENGTH:
+                problem = f"a name longer than {MAX_NAME_LENGTH} characters"
             elif name == "versions" and not _plain_versions(value):
                 problem = "not a JSON object of package versions"
             else:

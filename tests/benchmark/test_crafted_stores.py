@@ -87,6 +87,10 @@ CASES = {
         "UPDATE results SET learner = X'6C77' WHERE rowid = 1",
         "column learner of row 1 holds b'lw', not text",
     ),
+    "learner of megabytes": (
+        "UPDATE results SET learner = printf('%.*c', 3000000, 'x') WHERE rowid = 1",
+        "a name longer than 1000 characters",
+    ),
     "metric a blob": (
         "UPDATE results SET f1 = X'00' WHERE rowid = 1",
         "column f1 of row 1 holds b'\\x00', not a number",

@@ -86,3 +86,13 @@ def test_printable_escapes_controls_and_keeps_text():
     assert printable("\x1b[31mred\x9b") == "\\x1b[31mred\\x9b"
     assert printable("\r", keep="\r") == "\r"
     assert printable("\r") == "\\x0d"
+
+
+def test_a_name_is_at_most_1000_characters():
+    from skggm_bench.benchmark import StudyError
+
+    long = "x" * 1001
+    study = Benchmark({"dd": DiagonalDominance()}, {long: LedoitWolf()},
+                      n_features=5, n_samples=(20,), metrics=("f1",))  # fmt: skip
+    with pytest.raises(StudyError, match="at most 1000 characters; got one of 1001"):
+        study.run()
