@@ -351,7 +351,11 @@ def _open_store(path: Path, n_tasks: int) -> tuple[Any, bool]:
     from .benchmark.results.store import ResultStore, StoreError
 
     try:
-        store = ResultStore(path)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # its notes are printed below
+            store = ResultStore(path)
+        for note in store.notes:
+            print(f"note: {note}", file=sys.stderr)
         store.check_writable()
         return store, True
     except StoreError as exc:
@@ -621,12 +625,19 @@ def export_store(args: argparse.Namespace) -> int:
             "--format csv, parquet or jsonl",
             EXIT_USAGE,
         )
+    if os.path.lexists(args.out) and not args.force:
+        raise CommandError(
+            f"--out {args.out} exists already; give --force to replace it",
+            EXIT_USAGE,
+        )
     try:
-        export_results(path, args.out, format)
+        export_results(path, args.out, format, overwrite=args.force)
     except ImportError as exc:
         raise CommandError(f"--format {format}: {exc}") from None
     except StoreError as exc:
         raise CommandError(str(exc)) from None
+    except OSError as exc:
+        raise CommandError(f"cannot write --out {args.out}: {exc}") from None
     sidecar = "" if format == "parquet" else f" (dtypes in {args.out}.dtypes.json)"
     print(f"wrote the rows of {path} to {args.out}{sidecar}")
     return EXIT_OK

@@ -9,7 +9,7 @@
                             [--format text|markdown|latex|csv]
     skggm-bench report [--store PATH] [--out DIR] [--metric f1]
     skggm-bench merge A.sqlite B.sqlite ... --out C.sqlite
-    skggm-bench export [--store PATH] [--format csv|parquet|jsonl] --out FILE
+    skggm-bench export [--store PATH] [--format csv|parquet|jsonl] --out FILE [--force]
     skggm-bench sample --generator NAME [--base-generator NAME] [--param KEY=VALUE]
                        [--graph FAMILY] [--n-features P] [--density D] [--n N]
                        [--seed S] --out FILE.npy
@@ -36,6 +36,7 @@ is reported as an internal error, with exit status 1.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -63,6 +64,7 @@ from ._commands import (
     tie_tolerance,
     write_study_report,
 )
+from .utils._printable import PrintableStream
 
 __all__ = ["DEFAULT_PRESET", "RESULTS_DIR", "main"]
 
@@ -310,6 +312,11 @@ def _add_export(commands: Any) -> None:
         help="file format (default: from the suffix of --out)",
     )
     export.add_argument("--out", required=True, type=Path, metavar="FILE")
+    export.add_argument(
+        "--force",
+        action="store_true",
+        help="replace an existing --out (and its sidecar)",
+    )
 
 
 class _Parser(argparse.ArgumentParser):
@@ -394,6 +401,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     >>> status, shape
     (0, (3, 5, 5))
     """
+    # Names are data: whatever a learner's name holds, the terminal gets no
+    # control character (the progress bar keeps its carriage returns).
+    streams = sys.stdout, sys.stderr
+    sys.stdout = PrintableStream(streams[0])
+    sys.stderr = PrintableStream(streams[1], keep="\r")
+    try:
+        return _main(argv)
+    finally:
+        with contextlib.suppress(OSError, ValueError):
+            sys.stdout.flush()
+        sys.stdout, sys.stderr = streams
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = _build_parser().parse_args(argv)
     prefix = f"skggm-bench {args.command}"
     try:

@@ -79,7 +79,7 @@ from .results._provenance import (
     learner_modules,
     learner_versions,
 )
-from .results._schema import KEY_COLUMNS, Status, result_columns
+from .results._schema import KEY_COLUMNS, MAX_NAME_LENGTH, Status, result_columns
 from .results.store import ResultStore
 from .run._execution import backend_problem, execute
 from .run._isolation import close_children
@@ -232,6 +232,12 @@ def _check_named(
         if not isinstance(key, str) or not key:
             raise StudyError(
                 name, f"{name} keys must be non-empty strings, got {key!r}"
+            )
+        if len(key) > MAX_NAME_LENGTH:
+            raise StudyError(
+                name,
+                f"{name} keys are names, at most {MAX_NAME_LENGTH} characters; "
+                f"got one of {len(key)} ({key[:40]!r}...)",
             )
         if isinstance(value, type):
             value = _default_instance(value, f"{name}[{key!r}]", name, key)
@@ -1490,6 +1496,7 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
                 progress(counts["done"], total)
 
         spec = self._spec(grid, entropy)
+        identity, before = store.identity(), len(store)
         try:
             execute(spec, fits, self.n_jobs, self.verbose, on_row)
         finally:  # children of this process (n_jobs=1, threading) end with the run
@@ -1498,6 +1505,10 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
             # (they are counted in the rows, never printed by the fits).
             for line in warned.lines():
                 print(line, file=sys.stderr)
+        # A learner runs with this process's permissions: it cannot reach the
+        # store's descriptors, but it can remove or replace the file by its path.
+        # A run whose rows are no longer where it wrote them must not look done.
+        store.check_intact(identity, before + counts["computed"])
         return counts["computed"]
 
     def _backend_config(self) -> Any:

@@ -6,6 +6,7 @@ run in a subprocess can import the classes by name.
 
 import ctypes
 import os
+import signal
 import subprocess
 import threading
 import time
@@ -104,10 +105,15 @@ class Leaver(BaseEstimator):
 
     def fit(self, X, y=None):
         kind = self.kind
-        if kind in ("subprocess", "new_session", "then_segfault", "then_exit"):
+        if kind in ("subprocess", "new_session", "then_segfault", "then_exit",
+                    "kill_template"):  # fmt: skip
             subprocess.Popen(
-                ["sleep", self.tag], start_new_session=kind == "new_session"
+                ["sleep", self.tag],
+                start_new_session=kind in ("new_session", "kill_template"),
             )
+        if kind == "kill_template":  # its parent, the fork server's template
+            os.kill(os.getppid(), signal.SIGKILL)
+            time.sleep(600)
         elif kind == "thread":
             threading.Thread(target=time.sleep, args=(600,)).start()
         time.sleep(self.pause)
@@ -115,4 +121,128 @@ class Leaver(BaseEstimator):
             ctypes.string_at(0)
         if kind == "then_exit":
             os._exit(7)
+        return _estimate(self, X)
+
+
+def _harness_frame_locals():
+    """The locals of the frames above this fit (what a learner can reach)."""
+    import sys
+
+    frame = sys._getframe(1)
+    while frame is not None:
+        yield frame.f_code.co_name, frame.f_locals
+        frame = frame.f_back
+
+
+class _Exec:
+    """Pickles as a call of ``exec``: run when unpickled by ``pickle.loads``."""
+
+    def __init__(self, code):
+        self.code = code
+
+    def __reduce__(self):
+        return (exec, (self.code,))
+
+
+class StackWalker(BaseEstimator):
+    """Fits well, but first attacks the fork server through its stack frames.
+
+    ``kind``: ``exec_reduce`` sends the template an answer whose unpickling runs
+    code (it writes ``marker`` and patches ``LedoitWolf.fit``); ``poison_kept``
+    overwrites the kept data sets and calls ``keep()``; ``keep_other`` keeps a
+    poisoned copy under another cell's key; ``forge_prepare`` sends a plain answer
+    to a draw request, with poisoned data to keep; ``forge_fit`` sends a plain
+    answer to its fit request, with poisoned data to keep.
+    """
+
+    def __init__(self, kind="exec_reduce", marker=""):
+        self.kind = kind
+        self.marker = marker
+
+    def _poisoned(self, server):
+        import dataclasses
+
+        entries = {}
+        for key, data in list(server.kept.items()):
+            observed = {name: 2.0 * X + 1.0 for name, X in data.observed.items()}
+            entries[key] = dataclasses.replace(data, observed=observed, hashes={})
+        return entries
+
+    def fit(self, X, y=None):
+        import dataclasses
+        import pickle
+
+        from skggm_bench.benchmark.run._isolation import Outcome, Server
+
+        conn = server = None
+        for name, local in _harness_frame_locals():
+            if name == "_child_main":
+                conn = local["conn"]
+            for value in local.values():
+                if isinstance(value, Server):
+                    server = value
+        kind = self.kind
+        if kind == "exec_reduce":
+            code = (
+                f"open({self.marker!r}, 'w').write('ran');"
+                "import sklearn.covariance as c;"
+                "c.LedoitWolf.fit = lambda self, X, y=None: 1 / 0"
+            )
+            answer = (_Exec(code), Outcome("ok", None, "", 0.0), [])
+            conn.send_bytes(pickle.dumps(answer))
+        elif kind == "poison_kept":
+            for key, data in self._poisoned(server).items():
+                server.kept[key].observed.update(data.observed)
+                server.keep(key, server.kept[key])
+        elif kind == "keep_other":
+            for key, data in self._poisoned(server).items():
+                other = dataclasses.replace(key, repeat=(key.repeat + 1) % 3)
+                server.keep(other, data)
+        elif kind in ("forge_prepare", "forge_fit"):
+            request = "prepare" if kind == "forge_prepare" else "fit"
+            fresh = list(self._poisoned(server).items())
+            answer = (request, "ok", {"fit_time": 0.0}, "", 0.0, fresh)
+            conn.send_bytes(pickle.dumps(answer))
+        else:
+            raise ValueError(f"unknown kind {kind!r}")
+        return _estimate(self, X)
+
+
+class StoreAttacker(BaseEstimator):
+    """Fits well, but first goes for the results store.
+
+    ``kind``: ``truncate_fds`` truncates every descriptor of its process that
+    points to an SQLite file (and raises if it found one, so that its row says
+    so); ``delete_cwd`` deletes every ``*.sqlite*`` file of its working directory
+    (psics writes files there); ``delete_path`` deletes the files at ``path``
+    (what no isolation can prevent: the run must say it happened).
+    """
+
+    def __init__(self, kind="truncate_fds", path=""):
+        self.kind = kind
+        self.path = path
+
+    def fit(self, X, y=None):
+        import glob
+
+        if self.kind == "truncate_fds":
+            found = []
+            for fd in os.listdir("/proc/self/fd"):
+                try:
+                    target = os.readlink(f"/proc/self/fd/{fd}")
+                except OSError:
+                    continue
+                if ".sqlite" in target:
+                    found.append(target)
+                    os.ftruncate(int(fd), 0)
+            if found:
+                raise RuntimeError(f"truncated {found}")
+        elif self.kind == "delete_cwd":
+            for name in glob.glob("*.sqlite*"):
+                os.remove(name)
+        elif self.kind == "delete_path":
+            for name in glob.glob(self.path + "*"):
+                os.remove(name)
+        else:
+            raise ValueError(f"unknown kind {self.kind!r}")
         return _estimate(self, X)

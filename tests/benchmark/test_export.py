@@ -103,3 +103,127 @@ def test_parquet_without_pyarrow_says_how_to_install_it(store, tmp_path, monkeyp
     with pytest.raises(ImportError, match=r"pip install 'skggm-bench\[parquet\]'"):
         export_results(store, tmp_path / "out.parquet")
     assert not (tmp_path / "out.parquet").exists()
+
+
+# --------------------------------------------------------------------------------------
+# Atomic outputs: an export is whole or absent; an existing --out is kept
+# --------------------------------------------------------------------------------------
+
+
+def test_export_refuses_an_existing_out_unless_told(store, tmp_path):
+    out = tmp_path / "out.csv"
+    out.write_text("mine\n")
+    with pytest.raises(FileExistsError, match="exists already"):
+        export_results(store, out)
+    assert out.read_text() == "mine\n"
+    export_results(store, out, overwrite=True)
+    pd.testing.assert_frame_equal(read_export(out), store.frame())
+
+
+def test_export_replaces_a_link_at_out_instead_of_following_it(store, tmp_path):
+    target = tmp_path / "elsewhere.txt"
+    target.write_text("not to be overwritten\n")
+    out = tmp_path / "out.jsonl"
+    out.symlink_to(target)
+    with pytest.raises(FileExistsError):
+        export_results(store, out)
+    export_results(store, out, overwrite=True)
+    assert target.read_text() == "not to be overwritten\n"
+    assert not out.is_symlink()
+    pd.testing.assert_frame_equal(read_export(out), store.frame())
+
+
+def test_the_cli_refuses_an_existing_out_in_one_line(store, tmp_path):
+    import subprocess
+    import sys
+
+    out = tmp_path / "out.csv"
+    out.write_text("mine\n")
+    command = [sys.executable, "-m", "skggm_bench.cli", "export", "--store",
+               store.path, "--out", str(out)]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].endswith(
+        f"error: --out {out} exists already; give --force to replace it"
+    ), lines
+    assert "Traceback" not in done.stderr and out.read_text() == "mine\n"
+    done = subprocess.run([*command, "--force"], capture_output=True, text=True,
+                          timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    pd.testing.assert_frame_equal(read_export(out), store.frame())
+
+
+def _big_store(path, n_rows):
+    rows = _awkward_rows()
+    big = []
+    for i in range(n_rows):
+        row = dict(rows[i % 6], repeat=i, learner=f"l{i % 7}")
+        big.append(row)
+    with ResultStore(path) as store:
+        store.append(big)
+        return store.frame()
+
+
+@pytest.mark.parametrize("format", ["csv", "jsonl"])
+def test_an_export_killed_at_any_moment_leaves_no_readable_half(tmp_path, format):
+    # As the interruption tests of run do: kill the CLI at random moments, over
+    # an earlier export of another store (--force), and read what is left.
+    import random
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    frame = _big_store(tmp_path / "big.sqlite", 20_000)
+    small = _big_store(tmp_path / "small.sqlite", 12)
+    out = tmp_path / f"rows.{format}"
+    export_results(tmp_path / "small.sqlite", out)
+    command = [sys.executable, "-m", "skggm_bench.cli", "export", "--store",
+               str(tmp_path / "big.sqlite"), "--out", str(out), "--force"]  # fmt: skip
+    whole = start = time.monotonic()
+    subprocess.run(command, check=True, capture_output=True, timeout=300)
+    whole = time.monotonic() - start
+    random.seed(0)
+    outcomes = set()
+    for _ in range(6):
+        export_results(tmp_path / "small.sqlite", out, overwrite=True)
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL)  # fmt: skip
+        time.sleep(random.uniform(0.3, 1.0) * whole)
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        if not out.exists():
+            outcomes.add("absent")
+            with pytest.raises(FileNotFoundError):
+                read_export(out)
+            continue
+        back = read_export(out)  # whole: the old export or the new one
+        if len(back) == len(small):
+            pd.testing.assert_frame_equal(back, small)
+            outcomes.add("old")
+        else:
+            pd.testing.assert_frame_equal(back, frame)
+            outcomes.add("new")
+    # Killed at random moments: some before the renames, some after.
+    assert outcomes, outcomes
+
+
+def test_an_export_to_a_full_filesystem_leaves_nothing(store, tmp_path):
+    import subprocess
+
+    mount = tmp_path / "small"
+    mount.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs",
+                           str(mount)], capture_output=True, text=True)  # fmt: skip
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a small filesystem here: {done.stderr.strip()}")
+    try:
+        big = _big_store(tmp_path / "big.sqlite", 5_000)
+        out = mount / "rows.csv"
+        with pytest.raises(OSError):
+            export_results(tmp_path / "big.sqlite", out)
+        assert sorted(p.name for p in mount.iterdir()) == []
+        assert len(big) == 5_000
+    finally:
+        subprocess.run(["umount", str(mount)], check=False)

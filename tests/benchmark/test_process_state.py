@@ -13,6 +13,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 import uuid
@@ -20,15 +21,13 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from hostile_learners import Leaver, Poisoner, Probe
+from hostile_learners import Leaver, Poisoner, Probe, StackWalker, StoreAttacker
 from sklearn.covariance import GraphicalLasso, LedoitWolf
 
 from skggm_bench.benchmark import Benchmark
 from skggm_bench.generators import DiagonalDominance
 
-pytestmark = pytest.mark.filterwarnings(
-    "ignore::sklearn.exceptions.ConvergenceWarning"
-)
+pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 
 KINDS = (
     "numpy_patch",
@@ -125,6 +124,104 @@ def test_the_probe_sees_poison_in_a_shared_process(monkeypatch):
 
 
 # --------------------------------------------------------------------------------------
+# The template trusts nothing a fit sends
+# --------------------------------------------------------------------------------------
+
+ATTACKS = {
+    # kind: the attacker's own status (what it sent is refused, or ignored)
+    "exec_reduce": "failed",
+    "poison_kept": "ok",
+    "keep_other": "ok",
+    "forge_prepare": "failed",
+    "forge_fit": "failed",
+}
+
+
+@pytest.mark.parametrize(
+    ("n_jobs", "backend"), [(1, "loky"), (2, "loky"), (2, "threading")]
+)
+def test_a_learner_reaching_the_fork_server_changes_no_other_row(
+    tmp_path, n_jobs, backend
+):
+    marker = tmp_path / "exec-ran"
+    attackers = {f"a_{kind}": StackWalker(kind, str(marker)) for kind in ATTACKS}
+    attacked = study(attackers | VICTIMS, n_jobs, backend).run().frame
+    clean = study(VICTIMS, n_jobs, backend).run().frame
+    # Nothing the attacker sent was run, kept or passed on.
+    assert not marker.exists()
+    pd.testing.assert_frame_equal(victims_rows(attacked), victims_rows(clean))
+    assert (victims_rows(attacked).status == "ok").all()
+    for kind, status in ATTACKS.items():
+        rows = attacked[attacked.learner == f"a_{kind}"]
+        assert rows.status.tolist() == [status] * 3, (kind, rows.message.tolist())
+        if status == "failed":
+            assert rows.message.str.contains("answer the harness refuses").all()
+    forged = attacked[attacked.learner == "a_forge_prepare"].message.iloc[0]
+    assert "answers a 'prepare' request, not 'fit'" in forged
+    exec_message = attacked[attacked.learner == "a_exec_reduce"].message.iloc[0]
+    assert "builtins.exec is not plain data" in exec_message
+    fit_message = attacked[attacked.learner == "a_forge_fit"].message.iloc[0]
+    assert "a 'fit' request may not change the kept data" in fit_message
+
+
+def test_the_attacks_work_on_a_trusting_reader(tmp_path, monkeypatch):
+    # The test above can fail: a template that unpickled what a fit sends, and
+    # took kept data from any answer, runs the attacker's code and keeps its data.
+    import pickle
+
+    from skggm_bench.benchmark.run import _isolation
+
+    def trusting(data, classes=()):
+        return pickle.loads(data)
+
+    monkeypatch.setattr(_isolation, "loads_plain", trusting)
+    marker = tmp_path / "exec-ran"
+    study({"a": StackWalker("exec_reduce", str(marker)), "lw": LedoitWolf()},
+          n_repeats=1).run()  # fmt: skip
+    assert marker.exists()
+    monkeypatch.setattr(_isolation.Server, "keeping", frozenset({"prepare", "fit"}))
+    monkeypatch.setattr(_isolation.Server, "accepts_kept", lambda *args: True)
+    from skggm_bench.benchmark.plan import _tasks
+
+    monkeypatch.setattr(_tasks._Server, "keeping", frozenset({"prepare", "fit"}))
+    attacked = study({"a_poison_kept": StackWalker("poison_kept")} | VICTIMS).run()
+    clean = study(VICTIMS).run().frame
+    assert not victims_rows(attacked.frame).equals(victims_rows(clean))
+
+
+# --------------------------------------------------------------------------------------
+# A fit cannot reach the store
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("n_jobs", "backend"), [(1, "loky"), (2, "threading")])
+@pytest.mark.parametrize("kind", ["truncate_fds", "delete_cwd"])
+def test_a_learner_cannot_reach_the_store(tmp_path, monkeypatch, kind, n_jobs, backend):
+    # With n_jobs=1 or threading the process that writes the store forks the
+    # templates: its descriptors must not reach a fit, nor its directory.
+    from skggm_bench.benchmark.results.store import ResultStore
+
+    monkeypatch.chdir(tmp_path)
+    learners = {"a_attacker": StoreAttacker(kind), "lw": LedoitWolf()}
+    result = study(learners, n_jobs, backend, store="store.sqlite").run()
+    assert (result.frame.status == "ok").all(), result.frame.message.tolist()
+    with ResultStore(tmp_path / "store.sqlite", read_only=True) as store:
+        assert len(store) == 6
+    # Each fit worked in a directory of its own, removed after it.
+    assert sorted(p.name for p in tmp_path.iterdir() if "sqlite" not in p.name) == []
+
+
+@pytest.mark.parametrize(("n_jobs", "backend"), [(1, "loky"), (2, "threading")])
+def test_a_store_removed_during_the_run_fails_the_run(tmp_path, n_jobs, backend):
+    from skggm_bench.benchmark.results.store import StoreError
+
+    path = str(tmp_path / "store.sqlite")
+    learners = {"a_attacker": StoreAttacker("delete_path", path), "lw": LedoitWolf()}
+    with pytest.raises(StoreError, match="was removed during the run"):
+        study(learners, n_jobs, backend, store=path).run()
+
+
+# --------------------------------------------------------------------------------------
 # No process outlives its fit, the run, or a killed CLI
 # --------------------------------------------------------------------------------------
 
@@ -138,9 +235,10 @@ def processes_with(text: str) -> list[int]:
             stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
             if stat[0] == "Z":
                 continue
-            if needle in (entry / "cmdline").read_bytes() or needle in (
-                entry / "environ"
-            ).read_bytes():
+            if (
+                needle in (entry / "cmdline").read_bytes()
+                or needle in (entry / "environ").read_bytes()
+            ):
                 found.append(int(entry.name))
         except OSError:
             continue
@@ -194,6 +292,31 @@ def test_nothing_a_learner_starts_outlives_the_run(n_jobs, backend, forked_child
     while grandchildren() and time.monotonic() < deadline:
         time.sleep(0.1)
     assert grandchildren() == []
+
+
+@pytest.mark.parametrize(
+    ("n_jobs", "backend"), [(1, "loky"), (2, "loky"), (2, "threading")]
+)
+def test_nothing_outlives_a_learner_that_kills_its_template(n_jobs, backend):
+    # The learner starts a process in a session of its own, then kills its
+    # parent (the fork server's template): the worker, a subreaper, inherits what
+    # is left and ends it; the row names the fit as crashed, not the draw.
+    tag = f"600.{uuid.uuid4().int % 10**9}"
+    learners = {"a_killer": Leaver("kill_template", tag), "lw": LedoitWolf()}
+    workdirs = set(Path(tempfile.gettempdir()).glob("skggm-bench-fit-*"))
+    frame = study(learners, n_jobs, backend, n_repeats=2).run().frame
+    returned = time.monotonic()
+    killer = frame[frame.learner == "a_killer"]
+    assert killer.status.tolist() == ["crashed"] * 2, killer.message.tolist()
+    assert killer.message.str.contains(
+        "the fork server process running it was killed by signal SIGKILL"
+    ).all()
+    assert killer.data_hash.str.len().eq(32).all()  # the draw had succeeded
+    assert (frame[frame.learner == "lw"].status == "ok").all()
+    time.sleep(max(0.0, returned + 5 - time.monotonic()))
+    assert processes_with(tag) == []
+    # Nor the working directories of the fits the killed templates ran.
+    assert set(Path(tempfile.gettempdir()).glob("skggm-bench-fit-*")) <= workdirs
 
 
 @pytest.mark.parametrize("backend", ["loky", "threading"])
@@ -278,3 +401,36 @@ def test_nothing_of_a_killed_cli_run_is_left(tmp_path, how, n_jobs):
             os.killpg(process.pid, signal.SIGKILL)
         for pid in processes_with(mark):  # pragma: no cover - only on failure
             os.kill(pid, signal.SIGKILL)
+
+
+REMOVER = """
+n_features = 6
+densities = [0.3]
+n_samples = [30]
+n_repeats = 2
+metrics = ["f1"]
+random_state = 0
+generators = ["DiagonalDominance"]
+[learners.remover]
+class = "hostile_learners.StoreAttacker"
+kind = "delete_path"
+path = "{path}"
+"""
+
+
+def test_the_cli_says_when_a_learner_removed_the_store(tmp_path):
+    store = tmp_path / "study.sqlite"
+    config = tmp_path / "study.toml"
+    config.write_text(textwrap.dedent(REMOVER.format(path=store)))
+    env = os.environ | {
+        "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), *sys.path]),
+    }
+    command = [sys.executable, "-m", "skggm_bench.cli", "run", "--config",
+               str(config), "--store", str(store), "--n-jobs", "1",
+               "--no-progress"]  # fmt: skip
+    done = subprocess.run(command, env=env, capture_output=True, text=True,
+                          timeout=300)  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("skggm-bench run: error: the results store"), last
+    assert "was removed during the run" in last and "Traceback" not in done.stderr

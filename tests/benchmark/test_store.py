@@ -388,3 +388,110 @@ def test_a_version_3_store_reads_with_unknown_warnings_and_upgrades_on_write(pat
     assert frame.n_warnings.isna().sum() == 2
     assert frame.set_index("repeat").n_warnings[2] == 3
 
+
+# --------------------------------------------------------------------------------------
+# Creating a store is one transaction
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("tables", [("results",), ("results", "meta"), ("meta",)])
+def test_a_store_left_empty_by_an_interrupted_creation_is_created_anew(
+    tmp_path, tables
+):
+    # What earlier versions left when killed between their CREATE statements.
+    path = tmp_path / "store.sqlite"
+    with contextlib.closing(sqlite3.connect(path)) as conn:
+        for table in tables:
+            conn.execute(f"CREATE TABLE {table} (key TEXT, value TEXT)")
+        conn.commit()
+    with pytest.warns(UserWarning, match="left empty by an interrupted creation"):
+        store = ResultStore(path)
+    with store:
+        assert len(store.notes) == 1 and "created anew" in store.notes[0]
+        store.append([make_row()])
+        assert len(store) == 1
+    # A table with rows, or any other table, is not taken for such a leftover.
+    with contextlib.closing(sqlite3.connect(tmp_path / "other.sqlite")) as conn:
+        conn.execute("CREATE TABLE results (x)")
+        conn.execute("INSERT INTO results VALUES (1)")
+        conn.commit()
+    with pytest.raises(StoreError, match="not a skggm-bench results store"):
+        ResultStore(tmp_path / "other.sqlite")
+
+
+KILLED_CREATION = """
+import sys
+from skggm_bench.benchmark.results.store import ResultStore
+print("ready", flush=True)
+for i in range(10**6):
+    ResultStore(f"{sys.argv[1]}/s{i}.sqlite").close()
+"""
+
+
+def test_a_creation_killed_at_any_moment_leaves_a_usable_path(tmp_path):
+    import random
+    import signal
+    import time
+
+    random.seed(1)
+    for attempt in range(5):
+        folder = tmp_path / str(attempt)
+        folder.mkdir()
+        process = subprocess.Popen([sys.executable, "-c", KILLED_CREATION,
+                                    str(folder)], stdout=subprocess.PIPE)  # fmt: skip
+        process.stdout.readline()
+        time.sleep(random.uniform(0.05, 0.3))
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        process.stdout.close()
+        paths = sorted(folder.glob("s*.sqlite"))
+        assert paths
+        for path in paths:  # every one opens as a store, the last one too
+            with warnings_ignored(), ResultStore(path) as store:
+                assert len(store) == 0
+
+
+@contextlib.contextmanager
+def warnings_ignored():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
+def test_a_creation_on_a_full_filesystem_leaves_a_usable_path(tmp_path):
+    # The filesystem full at each moment of the creation in turn: creating fails
+    # with a StoreError, and once there is room the same path is a store.
+    mount = tmp_path / "small"
+    mount.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs",
+                           str(mount)], capture_output=True, text=True)  # fmt: skip
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a small filesystem here: {done.stderr.strip()}")
+    failures = 0
+    try:
+        for room in range(0, 48, 4):  # KiB left free
+            for leftover in mount.iterdir():
+                leftover.unlink()
+            filler = mount / "filler"
+            with contextlib.suppress(OSError), open(filler, "wb") as file:
+                while True:
+                    file.write(b"x" * 1024)
+                    file.flush()
+            with open(filler, "rb+") as file:
+                file.truncate(max(0, filler.stat().st_size - room * 1024))
+            path = mount / "store.sqlite"
+            try:
+                ResultStore(path).close()
+            except StoreError as exc:
+                assert "full" in str(exc) or "disk" in str(exc), exc
+                failures += 1
+            filler.unlink()
+            with warnings_ignored(), ResultStore(path) as store:
+                assert len(store) == 0
+                store.append([make_row()])
+                assert len(store) == 1
+    finally:
+        subprocess.run(["umount", str(mount)], check=False)
+    assert failures > 0

@@ -273,6 +273,8 @@ class _Server(Server):
 
     min_kept = _CACHED_CELLS
     max_kept_bytes = _CACHED_BYTES
+    keeping = frozenset({"prepare"})  # a fit's child never changes the kept cells
+    plain_types = (Cell, _CellData)
 
     def __init__(self, spec: Spec) -> None:
         super().__init__()
@@ -307,6 +309,20 @@ class _Server(Server):
             )
             data.hashes[key] = data_hash(data.rows(data_model, n_samples)[0], matrix)
         return data.hashes[key]
+
+    def accepts_kept(self, key: Any, value: Any) -> bool:
+        """A drawn cell: a :class:`Cell` key, a :class:`_CellData` of arrays."""
+        if type(key) is not Cell or type(value) is not _CellData:
+            return False
+        arrays = (value.adjacency, value.covariance, value.precision, value.latent)
+        return (
+            type(value.seed) is int
+            and all(type(a) is np.ndarray for a in arrays)
+            and type(value.signal) is dict
+            and type(value.observed) is dict
+            and all(type(a) is np.ndarray for a in value.observed.values())
+            and type(value.hashes) is dict
+        )
 
     def size(self, value: _CellData) -> int:
         arrays = [value.adjacency, value.covariance, value.precision, value.latent]

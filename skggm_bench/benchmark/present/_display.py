@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ...metrics import get_metric
+from ...utils._printable import printable
 from ..analysis._analysis import Analysis, Comparison, failure_rates
 from ..analysis._ranking import MIN_REPEATS
 from ._formatting import (
@@ -156,7 +157,7 @@ def _cell(value: Any) -> str:
         return f"{value:g}"
     if isinstance(value, (int, np.integer)):
         return str(int(value))
-    text = str(value)
+    text = printable(value)  # a name is data: no control character shown
     return MISSING if text in ("nan", "NaN", "None", "<NA>") else text
 
 
@@ -1607,7 +1608,8 @@ def text_report(analysis: Analysis, width: int = 100) -> str:
             text_table(rates, width),
             text_table(failures, width),
         ]
-    return "\n\n".join(parts)
+    # The findings and titles name learners too: none prints a control character.
+    return printable("\n\n".join(parts))
 
 
 def evidence_line(analysis: Analysis) -> str:

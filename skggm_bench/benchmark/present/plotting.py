@@ -67,6 +67,20 @@ def _figure_class() -> type:
     return Figure
 
 
+def _literal_text(fig: Figure) -> Figure:
+    """``fig`` with every text shown as it is, never read as mathtext.
+
+    Names are data: a learner named ``$\\foo$`` is shown so, instead of making
+    matplotlib fail to parse it when the figure is drawn. (No label here uses
+    mathtext.) The tick labels exist already (fixed ticks), so they are covered.
+    """
+    from matplotlib.text import Text
+
+    for text in fig.findobj(Text):
+        text.set_parse_math(False)
+    return fig
+
+
 def _label(metric: str) -> str:
     """The registry's label of a metric (its name for any other column)."""
     return METRICS[metric].label if metric in METRICS else metric
@@ -298,7 +312,7 @@ def plot_curves(
         f"p = {p}, {_density_title(density)}: mean over repeats (line) and its 95% "
         "Student-t CI (vertical bar)"
     )
-    return fig
+    return _literal_text(fig)
 
 
 def _dodge(sizes: np.ndarray, n_learners: int) -> np.ndarray:
@@ -490,7 +504,7 @@ def plot_leaderboard(board: pd.DataFrame, *, n_cols: int | None = None) -> Figur
         "(bar)\nlearners whose bars overlap are not told apart (tied)",
         fontsize=10,
     )
-    return fig
+    return _literal_text(fig)
 
 
 def _spread(values: np.ndarray, gap: float) -> np.ndarray:
@@ -670,7 +684,7 @@ def plot_rank_shift(shift: pd.DataFrame) -> Figure:
     )
     metric = shift.attrs.get("metric", "metric")
     fig.suptitle(f"Rank shift by {_label(metric)}: mean rank under each generator")
-    return fig
+    return _literal_text(fig)
 
 
 def _wrap_text(text: str, width: int = 40) -> str:
@@ -763,7 +777,7 @@ def plot_critical_difference(cd: pd.DataFrame, *, n_cols: int | None = None) -> 
         "significantly",
         fontsize=10,
     )
-    return fig
+    return _literal_text(fig)
 
 
 def _cd_title(columns: Sequence[str], key: tuple, part: pd.DataFrame) -> str:
@@ -1036,4 +1050,4 @@ def plot_difficulty(
     fig.suptitle(
         f"{_label(metric)} against the difficulty of the true graph", fontsize=10
     )
-    return fig
+    return _literal_text(fig)

@@ -115,6 +115,13 @@ OUTCOME_COLUMNS: tuple[str, ...] = (
 #: The outcome columns that rows written before them lack (read as NaN).
 LATER_COLUMNS: tuple[str, ...] = ("n_warnings",)
 
+#: The longest name (generator, graph, data model, learner) a study or a store may
+#: hold: a name is a label, shown in tables and figures (a name of megabytes is
+#: no label, and cannot be drawn).
+MAX_NAME_LENGTH = 1000
+#: The key columns that hold names.
+NAME_COLUMNS: tuple[str, ...] = ("generator", "graph", "data_model", "learner")
+
 #: Storage type of every fixed column (metrics are all ``"real"``).
 COLUMN_TYPES: dict[str, str] = {
     "generator": "text",

@@ -45,6 +45,8 @@ import math
 import os
 import re
 import sqlite3
+import tempfile
+import warnings
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
@@ -55,6 +57,8 @@ from ._schema import (
     COLUMN_TYPES,
     KEY_COLUMNS,
     LATER_COLUMNS,
+    MAX_NAME_LENGTH,
+    NAME_COLUMNS,
     OUTCOME_COLUMNS,
     STATUSES,
     result_columns,
@@ -216,6 +220,8 @@ class ResultStore:
         if not self.path:
             raise ValueError("path must be a non-empty file path or ':memory:'")
         self.read_only = bool(read_only)
+        #: What opening the store did that its user should know (a re-creation).
+        self.notes: list[str] = []
         self._conn: sqlite3.Connection | None = None
         self._pid: int | None = None
         self._connection()  # fail now, not mid-run, on an unusable path
@@ -267,7 +273,10 @@ class ResultStore:
             return
         conn = self._open_read_only()
         try:
+            if _left_at_creation(conn):
+                return  # re-created by _open_for_writing, with a note
             _check_is_store(conn, self.path)
+            _checked_meta(conn, self.path)
             _checked_records(conn, self.path)
             problems = [
                 line
@@ -288,10 +297,29 @@ class ResultStore:
             self._check_permissions()
             self._check_before_writing()
         conn = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_MS / 1000)
+        try:
+            self._prepare_for_writing(conn)
+        except BaseException:
+            conn.close()  # a full disk: no descriptor of the file is kept
+            raise
+        return conn
+
+    def _prepare_for_writing(self, conn: sqlite3.Connection) -> None:
         conn.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
         tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
+        if tables and _left_at_creation(conn):
+            note = (
+                f"{self.path!r} was left empty by an interrupted creation (it has "
+                f"the tables {sorted(tables)} and no rows); it was created anew"
+            )
+            self.notes.append(note)
+            warnings.warn(note, stacklevel=4)
+            with conn:
+                conn.execute("BEGIN IMMEDIATE")
+                for table in ("results", "meta"):
+                    conn.execute(f"DROP TABLE IF EXISTS {table}")
+            tables = set()
         if tables and not {"results", "meta"} <= tables:
-            conn.close()
             raise StoreError(
                 f"{self.path!r} is an SQLite database but not a skggm-bench results "
                 f"store (it has the tables {sorted(tables)}); choose another path"
@@ -300,7 +328,10 @@ class ResultStore:
             conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
         if not tables:
+            # One transaction (Python's sqlite3 would commit each CREATE on its
+            # own): a kill or a full disk leaves no store, or a whole empty one.
             with conn:
+                conn.execute("BEGIN IMMEDIATE")
                 conn.execute(_CREATE_RESULTS)
                 conn.execute(_CREATE_KEY_INDEX)
                 conn.execute(_CREATE_META)
@@ -310,7 +341,6 @@ class ResultStore:
                 )
         else:
             _upgrade(conn)
-        return conn
 
     def _connection(self) -> sqlite3.Connection:
         if self._conn is not None and self._pid == os.getpid():
@@ -497,6 +527,57 @@ class ResultStore:
         query = f"SELECT {', '.join(KEY_COLUMNS)} FROM results"
         return {tuple(row) for row in self._connection().execute(query)}
 
+    def identity(self) -> tuple[int, int] | None:
+        """The store file's (device, inode); None in memory or without a file."""
+        if self.path == ":memory:":
+            return None
+        try:
+            info = os.stat(self.path)
+        except OSError:
+            return None
+        return info.st_dev, info.st_ino
+
+    def check_intact(self, identity: tuple[int, int] | None, n_rows: int) -> None:
+        """Check the file is still this store, readable, with ``n_rows`` or more rows.
+
+        At the end of a run: a learner (it runs with this process's permissions)
+        may have removed or replaced the file while its rows were being written.
+
+        Raises
+        ------
+        StoreError
+            Naming what happened to the file.
+        """
+        if self.path == ":memory:":
+            return
+        found = self.identity()
+        if found is None:
+            problem = "was removed during the run"
+        elif identity is not None and found != identity:
+            problem = "was replaced by another file during the run"
+        else:
+            try:
+                reader = sqlite3.connect(
+                    f"{Path(self.path).resolve().as_uri()}?mode=ro", uri=True
+                )
+                try:
+                    count = reader.execute("SELECT COUNT(*) FROM results").fetchone()
+                finally:
+                    reader.close()
+            except sqlite3.DatabaseError as exc:
+                problem = f"cannot be read after the run ({exc})"
+            else:
+                if count[0] >= n_rows:
+                    return
+                problem = (
+                    f"holds {count[0]} rows after the run, not the {n_rows} "
+                    "committed"
+                )
+        raise StoreError(
+            f"the results store {self.path!r} {problem}: the rows of this run are "
+            "lost (a learner can change files by their path); run the study again"
+        )
+
     @_store_errors
     def __len__(self) -> int:
         return self._connection().execute("SELECT COUNT(*) FROM results").fetchone()[0]
@@ -520,7 +601,9 @@ class ResultStore:
         """
         import pandas as pd  # optional dependency, needed only for frames
 
-        records, columns, dtypes = _checked_records(self._connection(), self.path)
+        conn = self._connection()
+        _checked_meta(conn, self.path)  # the rows of a damaged store are not used
+        records, columns, dtypes = _checked_records(conn, self.path)
         frame = pd.DataFrame.from_records(records, columns=columns)
         return frame.astype(dtypes)
 
@@ -544,12 +627,7 @@ class ResultStore:
         >>> store.study()
         {'densities': [0.1]}
         """
-        row = (
-            self._connection()
-            .execute("SELECT value FROM meta WHERE key = 'study'")
-            .fetchone()
-        )
-        return None if row is None else json.loads(row[0])
+        return _checked_meta(self._connection(), self.path).get("study")
 
     @_store_errors
     def metadata(self) -> dict:
@@ -566,10 +644,7 @@ class ResultStore:
         >>> ResultStore(":memory:").metadata()
         {'schema_version': '4'}
         """
-        meta = dict(self._connection().execute("SELECT key, value FROM meta"))
-        if "study" in meta:
-            meta["study"] = json.loads(meta["study"])
-        return meta
+        return _checked_meta(self._connection(), self.path)
 
     @_store_errors
     def ensure_study(self, config: Mapping[str, Any]) -> dict:
@@ -652,6 +727,31 @@ def _upgrade(conn: sqlite3.Connection) -> None:
         )
 
 
+def _left_at_creation(conn: sqlite3.Connection) -> bool:
+    """Whether the database is what an interrupted creation of a store left.
+
+    Stores of earlier versions were created one table at a time: a kill or a
+    full disk in between left some of the tables, no schema version and no row.
+    """
+    tables = {
+        row[0]
+        for row in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
+    }
+    if not tables:
+        return True  # a database, even with a header, holding nothing
+    if not tables <= {"results", "meta"}:
+        return False
+    if "meta" in tables:
+        keys = {row[0] for row in conn.execute("SELECT key FROM meta")}
+        if "schema_version" in keys and "results" in tables:
+            return False
+        if keys - {"schema_version"}:
+            return False
+    if "results" in tables:
+        return conn.execute("SELECT COUNT(*) FROM results").fetchone()[0] == 0
+    return True
+
+
 def _check_is_store(conn: sqlite3.Connection, path: str) -> None:
     """A results store of this version: its tables and its schema version."""
     tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
@@ -684,6 +784,19 @@ def _checked_records(
         For a value its column cannot hold.
     """
     existing = [row[1] for row in conn.execute("PRAGMA table_info(results)")]
+    for name in existing:
+        if not isinstance(name, str) or not _IDENTIFIER.match(name):
+            raise StoreError(
+                f"damaged store: the results table has a column named "
+                f"{_quoted(name)}, not a plain identifier ({path!r} was changed "
+                "outside skggm-bench)"
+            )
+    missing = [name for name in _FIXED_COLUMNS if name not in existing]
+    if missing:
+        raise StoreError(
+            f"damaged store: the results table has no column {missing[0]} "
+            f"({path!r} was changed outside skggm-bench)"
+        )
     fixed = set(_FIXED_COLUMNS)
     columns = result_columns([name for name in existing if name not in fixed])
     # A later column missing from an older store reads as NULL (unknown).
@@ -715,21 +828,124 @@ def _check_values(
     """
     numbers = {"float64": (int, float), "int64": (int,), "Int64": (int,)}
     for position, name in enumerate(columns, start=1):
-        allowed = numbers.get(dtypes[name])
-        if allowed is None:
-            continue
-        what = "a number" if dtypes[name] == "float64" else "an integer"
-        nullable = dtypes[name] != "int64"
+        allowed = numbers.get(dtypes[name], (str,))
+        what = {"float64": "a number", "int64": "an integer", "Int64": "an integer"}
+        nullable = dtypes[name] in ("float64", "Int64")
+        low = _LOWEST.get(name)
         for record in records:
             value = record[position]
-            if (value is None and not nullable) or (
-                value is not None and not isinstance(value, allowed)
-            ):
-                raise StoreError(
-                    f"damaged store: column {name} of row {record[0]} holds "
-                    f"{value!r}, not {what} ({path!r} was changed outside "
-                    "skggm-bench)"
-                )
+            if value is None and nullable:
+                continue
+            # bool is an int, but SQLite never gives one back
+            if not isinstance(value, allowed):
+                problem = f"not {what.get(dtypes[name], 'text')}"
+            elif low is not None and not value >= low:
+                problem = f"less than {low}"
+            elif name == "density" and not 0.0 <= value <= 1.0:
+                problem = "not a density between 0 and 1"
+            elif name == "status" and value not in STATUSES:
+                problem = f"not a status ({', '.join(STATUSES)})"
+            elif name in NAME_COLUMNS and len(value) > MAX_NAME_LENGTH:
+                problem = f"a name longer than {MAX_NAME_LENGTH} characters"
+            elif name == "versions" and not _plain_versions(value):
+                problem = "not a JSON object of package versions"
+            else:
+                continue
+            raise StoreError(
+                f"damaged store: column {name} of row {record[0]} holds "
+                f"{_quoted(value)}, {problem} ({path!r} was changed outside "
+                "skggm-bench)"
+            )
+
+
+# The least value of the integer columns that have one.
+_LOWEST = {"n_features": 1, "n_samples": 1, "repeat": 0, "seed": 0, "n_edges": 0,
+           "n_added_edges": 0, "fit_time": 0.0}  # fmt: skip
+
+
+@functools.lru_cache(maxsize=256)
+def _plain_versions(text: str) -> bool:
+    """Whether ``text`` is a JSON object of package names to version strings."""
+    try:
+        versions = json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(versions, dict) and all(
+        isinstance(value, str) for value in versions.values()
+    )
+
+
+def _quoted(value: Any, limit: int = 200) -> str:
+    """``repr(value)``, cut to ``limit`` characters (a value may be megabytes)."""
+    if isinstance(value, (str, bytes)) and len(value) > limit:
+        value = value[:limit]  # repr of the head only, not of megabytes
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _json_depth(value: Any) -> int:
+    """How deeply containers nest in a JSON value (without recursion)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list)):
+            deepest = max(deepest, depth)
+            items = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in items)
+    return deepest
+
+
+# A study description nests some levels (learner -> parameters -> a nested
+# estimator's parameters); far deeper is no description this package wrote.
+_MAX_STUDY_DEPTH = 32
+_META_KEYS = ("schema_version", "study", "created")
+
+
+def _checked_meta(conn: sqlite3.Connection, path: str) -> dict:
+    """The ``meta`` table, checked: text values, the study a JSON object.
+
+    Raises
+    ------
+    StoreError
+        ``damaged store: ...`` naming the first problem.
+    """
+    damaged = f"({path!r} was changed outside skggm-bench)"
+    meta: dict[str, Any] = {}
+    for key, value in conn.execute("SELECT key, value FROM meta ORDER BY key"):
+        if not isinstance(key, str) or not isinstance(value, str):
+            raise StoreError(
+                f"damaged store: the metadata entry {_quoted(key)} holds "
+                f"{_quoted(value)}, not text {damaged}"
+            )
+        meta[key] = value
+    if "study" not in meta:
+        return meta
+    try:
+        study = json.loads(meta["study"])
+    except (ValueError, RecursionError) as exc:
+        problem = "nested too deeply" if isinstance(exc, RecursionError) else exc
+        raise StoreError(
+            f"damaged store: its study description is not valid JSON ({problem}) "
+            f"{damaged}"
+        ) from None
+    if not isinstance(study, dict):
+        raise StoreError(
+            f"damaged store: its study description is {_quoted(study)}, not a JSON "
+            f"object {damaged}"
+        )
+    if _json_depth(study) > _MAX_STUDY_DEPTH:
+        raise StoreError(
+            f"damaged store: its study description nests deeper than "
+            f"{_MAX_STUDY_DEPTH} levels {damaged}"
+        )
+    for name in ("learners", "generators", "data_models", "graphs"):
+        if name in study and not isinstance(study[name], dict):
+            raise StoreError(
+                f"damaged store: the {name} of its study are "
+                f"{_quoted(study[name])}, not a JSON object {damaged}"
+            )
+    meta["study"] = study
+    return meta
 
 
 def _check_row(row: dict) -> None:
@@ -772,7 +988,7 @@ def _describe_differences(stored: dict, wanted: dict) -> str:
     return "; ".join(parts)
 
 
-def _short(value: Any, limit: int = 300) -> str:
+def _short(value: Any, limit: int = 200) -> str:
     text = json.dumps(value, sort_keys=True)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
@@ -798,11 +1014,9 @@ _MEASURED = ("fit_time", "versions")
 
 
 def _raw_rows(store: ResultStore) -> tuple[list[str], list[tuple]]:
-    conn = store._connection()
-    columns = store._columns()
-    quoted = ", ".join(f'"{name}"' for name in columns)
-    rows = conn.execute(f"SELECT {quoted} FROM results ORDER BY rowid").fetchall()
-    return columns, rows
+    """A store's rows, each checked against the schema (a damaged one refused)."""
+    records, columns, _ = _checked_records(store._connection(), store.path)
+    return columns, records
 
 
 def _merged_study(studies: list[tuple[str, dict]]) -> dict:
@@ -846,7 +1060,7 @@ def _merged_study(studies: list[tuple[str, dict]]) -> dict:
 
 def _key_text(key: tuple) -> str:
     pairs = zip(KEY_COLUMNS, key, strict=True)
-    return ", ".join(f"{name}={value!r}" for name, value in pairs)
+    return ", ".join(f"{name}={_quoted(value)}" for name, value in pairs)
 
 
 def merge_stores(
@@ -981,7 +1195,7 @@ def _merged_rows(stores: list[ResultStore]) -> tuple[list[tuple], list[str]]:
                     raise MergeError(
                         f"the row {_key_text(key)} is in {first_path!r} and "
                         f"{path!r} with different values: {columns[i]} is "
-                        f"{first[i]!r} against {row[i]!r}"
+                        f"{_quoted(first[i])} against {_quoted(row[i])}"
                     )
     _check_data_hashes(kept, columns)
     return [row for _, row in kept.values()], columns
@@ -1005,7 +1219,8 @@ def _check_data_hashes(kept: dict[tuple, tuple[str, tuple]], columns: list) -> N
                 raise MergeError(
                     f"the rows {_key_text(first_key)} (in {first_path!r}) and "
                     f"{_key_text(key)} (in {path!r}) should share one data set, but "
-                    f"their {columns[i]} is {first[i]!r} against {row[i]!r}: the "
+                    f"their {columns[i]} is {_quoted(first[i])} against "
+                    f"{_quoted(row[i])}: the "
                     "data sets differ"
                 )
 
@@ -1047,10 +1262,33 @@ def _require_pyarrow() -> None:
         )
 
 
+def _written(path: Path, write: Callable[[Path], Any]) -> Path:
+    """``write`` a temporary file beside ``path``, synced; its path.
+
+    Renamed into place by the caller: a kill or a full disk leaves at most a
+    hidden ``.NAME.*.partial`` file, never a half-written file under the final
+    name.
+    """
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
+                                suffix=".partial")  # fmt: skip
+    os.close(fd)
+    temporary = Path(name)
+    try:
+        write(temporary)
+        with open(temporary, "rb+") as file:
+            os.fsync(file.fileno())
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+    return temporary
+
+
 def export_results(
     store: str | os.PathLike | ResultStore,
     out: str | os.PathLike,
     format: str | None = None,
+    *,
+    overwrite: bool = False,
 ) -> Path:
     """Write every row of a store to a CSV, Parquet or JSON-lines file.
 
@@ -1061,6 +1299,11 @@ def export_results(
     Floats are written with all their digits, missing values as empty cells
     (CSV) or ``null`` (JSON lines), text as it is.
 
+    The files are written under temporary names in the folder of ``out`` and
+    renamed into place, the sidecar first, the data file last (an existing data
+    file is removed before): a kill leaves either no data file, or a whole one
+    with its own sidecar. A symbolic link at ``out`` is replaced, not followed.
+
     Parameters
     ----------
     store : str, os.PathLike or ResultStore
@@ -1069,6 +1312,8 @@ def export_results(
         The file to write (its folder is created).
     format : {"csv", "parquet", "jsonl"} or None, default=None
         None: from the suffix of ``out``.
+    overwrite : bool, default=False
+        Replace an existing ``out`` (and its sidecar).
 
     Returns
     -------
@@ -1079,6 +1324,8 @@ def export_results(
     ------
     ValueError
         For an unknown format.
+    FileExistsError
+        For an existing ``out`` (a file, a link, anything) without ``overwrite``.
     ImportError
         For Parquet without pyarrow (``pip install 'skggm-bench[parquet]'``).
 
@@ -1099,6 +1346,8 @@ def export_results(
     format = _export_format(out, format)
     if format == "parquet":
         _require_pyarrow()
+    if os.path.lexists(out) and not overwrite:
+        raise FileExistsError(f"{str(out)!r} exists already")
     if isinstance(store, ResultStore):
         frame = store.frame()
     else:
@@ -1106,21 +1355,37 @@ def export_results(
             frame = opened.frame()
     out.parent.mkdir(parents=True, exist_ok=True)
     if format == "parquet":
-        frame.to_parquet(out, index=False)
+        data = _written(out, lambda path: frame.to_parquet(path, index=False))
+        os.replace(data, out)
         return out
-    dtypes = {name: str(dtype) for name, dtype in frame.dtypes.items()}
-    if format == "csv":
-        # repr of a float is its shortest exact decimal: read back bit for bit.
-        frame.to_csv(out, index=False, na_rep="", lineterminator="\n")
-    else:
-        with open(out, "w", encoding="utf-8") as file:
+
+    def write_data(path: Path) -> None:
+        if format == "csv":
+            # repr of a float is its shortest exact decimal: read back bit for bit.
+            frame.to_csv(path, index=False, na_rep="", lineterminator="\n")
+            return
+        with open(path, "w", encoding="utf-8") as file:
             for record in frame.itertuples(index=False, name=None):
                 values = {
                     name: _json_value(value)
                     for name, value in zip(frame.columns, record, strict=True)
                 }
                 file.write(json.dumps(values, ensure_ascii=False) + "\n")
-    _dtypes_path(out).write_text(json.dumps(dtypes, indent=1) + "\n")
+
+    dtypes = {name: str(dtype) for name, dtype in frame.dtypes.items()}
+    data = _written(out, write_data)
+    try:
+        sidecar = _written(
+            out, lambda path: path.write_text(json.dumps(dtypes, indent=1) + "\n")
+        )
+    except BaseException:
+        data.unlink(missing_ok=True)
+        raise
+    # No moment at which a data file sits beside a sidecar not its own.
+    if os.path.lexists(out):
+        out.unlink()
+    os.replace(sidecar, _dtypes_path(out))
+    os.replace(data, out)
     return out
 
 

@@ -29,7 +29,16 @@ The fork server
     What a draw produces (a cell's data, see ``_tasks.py``) is sent back to the
     template, which keeps the last few (:class:`Server`): the children forked
     after that inherit them through ``fork``; the spare, forked before, gets them
-    with its request. The template never unpickles anything but plain data.
+    with its request.
+
+    The template trusts nothing a child sends (the learner it runs can reach the
+    child's channel and its :class:`Server` through its stack frames): it reads
+    each answer with a restricted reader that builds plain data only (numbers,
+    strings, lists, dicts, numeric numpy arrays, the server's own dataclasses of
+    them) and calls nothing the bytes name (``_plain_data.py``); the answer must
+    be one to the very request the child was given; and kept data is taken only
+    from the answer to a draw (``Server.keeping``), in the form the server
+    expects. A fit can so change its own row, never the data of another.
 
 What every request is guaranteed
     * A deadline: the template waits at most ``timeout`` seconds for the answer,
@@ -44,7 +53,18 @@ What every request is guaranteed
     * Nothing outlives a request: the child runs in a session of its own, and the
       template is a child subreaper; when the request ends (answer, deadline,
       death) the template kills the child's session and every process that was
-      left to it, and the child's threads end with the child.
+      left to it, and the child's threads end with the child. The worker is a
+      subreaper too: if a learner kills the template (its parent), what it left
+      comes to the worker, which ends it (:func:`end_strays`), and the row says
+      ``crashed``. The process that called ``run()`` (``n_jobs=1``, threading) is
+      a subreaper only while it has templates, and ends only children it did
+      not have before.
+    * No way to the store: the child closes every descriptor it inherited but its
+      channel and the standard streams, and unmaps the shared writable file
+      mappings (SQLite's ``-shm``), so that a worker that writes the results
+      store (``n_jobs=1``, threading) does not hand it to a learner; and it works
+      in a fresh temporary directory of its own, removed once it has ended (a
+      learner that needs files must name them by absolute path).
     * No orphans: the template and the children ignore the terminal's Ctrl-C (the
       harness handles it); a child dies with its template, a template with the
       worker thread that forked it (``PR_SET_PDEATHSIG``, then it kills what it
@@ -77,8 +97,10 @@ import multiprocessing
 import os
 import resource
 import select
+import shutil
 import signal
 import sys
+import tempfile
 import threading
 import time
 import warnings
@@ -89,6 +111,7 @@ from multiprocessing.connection import Connection, Pipe, wait
 from typing import Any
 
 from ..results._schema import Status
+from ._plain_data import NotPlainError, check_plain, dumps_plain, loads_plain
 
 __all__ = [
     "MISSING",
@@ -175,9 +198,19 @@ class Server:
     drawn data set) it passes to :meth:`keep`: the entry goes back to the template
     with the answer, and every later child has it. :meth:`cached` answers, in the
     template and without a child, a request whose answer is in the kept data; it
-    must run no code of a learner or a generator. Kept values must be plain data
-    (arrays, numbers, strings, containers of them): the template unpickles them.
+    must run no code of a learner or a generator.
+
+    What a child sends back was possibly written by the learner it ran: the
+    template reads it with :func:`~._plain_data.loads_plain` (plain data, and the
+    dataclasses named in ``plain_types``, nothing else), and takes kept entries
+    only from the answer of a request named in ``keeping`` that
+    :meth:`accepts_kept`.
     """
+
+    #: Names of the requests whose answer may bring kept entries (draws).
+    keeping: frozenset[str] = frozenset()
+    #: Dataclasses (with plain fields) that answers and kept entries may hold.
+    plain_types: tuple[type, ...] = ()
 
     # The last ``min_kept`` entries are kept whatever their size; older ones while
     # all of them take at most ``max_kept_bytes`` (the template's memory is copied,
@@ -218,6 +251,10 @@ class Server:
     def size(self, value: Any) -> int:
         """Bytes a kept value takes (default: 0, so only ``min_kept`` bounds)."""
         return 0
+
+    def accepts_kept(self, key: Hashable, value: Any) -> bool:
+        """Whether a kept entry sent by a child has the expected form (default: no)."""
+        return False
 
     def keep(self, key: Hashable, value: Any) -> None:
         """Keep ``value`` for the following requests (the oldest entries go)."""
@@ -453,6 +490,68 @@ def _death(status: int | None, memory_limit: int | None, elapsed: float) -> Outc
 # --------------------------------------------------------------------------------------
 
 
+def _shared_mappings() -> list[tuple[int, int]]:
+    """This process's shared writable file mappings: (address, length) each.
+
+    Read once in the template: its children inherit exactly these (it creates
+    none), and each unmaps them (:func:`_close_inherited`).
+    """
+    try:
+        with open("/proc/self/maps") as maps:
+            lines = maps.read().splitlines()
+    except OSError:
+        return []
+    found = []
+    for line in lines:
+        fields = line.split()
+        if len(fields) > 5 and fields[1][1] == "w" and fields[1][3] == "s":
+            low, high = (int(x, 16) for x in fields[0].split("-"))
+            found.append((low, high - low))
+    return found
+
+
+@functools.cache
+def _libc_munmap() -> Callable[..., int] | None:
+    # Looked up once, in the template (see _libc_prctl).
+    try:
+        munmap = ctypes.CDLL(None, use_errno=True).munmap
+    except (OSError, AttributeError):
+        return None
+    munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+    return munmap
+
+
+def _close_inherited(keep: set[int], mappings: list[tuple[int, int]]) -> None:
+    """Close every descriptor but ``keep``; unmap the shared writable ``mappings``.
+
+    The worker may be the process that writes the results store (``n_jobs=1``,
+    threading): its descriptors and SQLite's shared-memory mapping would
+    otherwise reach the learner, which could truncate or overwrite the store.
+    """
+    try:
+        # The open descriptors, not every number up to the limit (tens of
+        # thousands of close calls, milliseconds per child).
+        numbers = [int(name) for name in os.listdir("/proc/self/fd")]
+    except (OSError, ValueError):
+        numbers = list(range(resource.getrlimit(resource.RLIMIT_NOFILE)[0]))
+    for fd in numbers:
+        if fd not in keep:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+    munmap = _libc_munmap()
+    if munmap is not None:
+        for address, length in mappings:
+            munmap(address, length)
+
+
+def _answer(name: str, outcome: Outcome, fresh: dict, types: tuple) -> bytes:
+    """The child's answer as plain data (what the template's reader accepts)."""
+    answer = (name, outcome.status.value, outcome.value, outcome.message,
+              float(outcome.elapsed), list(fresh.items()))  # fmt: skip
+    check_plain(answer, types)
+    return dumps_plain(answer)
+
+
 def _child_main(conn: Connection, server: Server, memory_limit: int | None) -> None:
     """Serve one request from the template; never returns."""
     try:
@@ -473,21 +572,15 @@ def _child_main(conn: Connection, server: Server, memory_limit: int | None) -> N
                 cap = min(cap, hard)
             resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
         outcome = _run(server, name, args)
-        fresh = server.take_fresh() if outcome.status is Status.OK else {}
+        keeps = outcome.status is Status.OK and name in server.keeping
+        fresh = server.take_fresh() if keeps else {}
         try:
-            conn.send((outcome, fresh))
+            answer = _answer(name, outcome, fresh, server.plain_types)
         except Exception as exc:
-            conn.send(
-                (
-                    Outcome(
-                        Status.FAILED,
-                        None,
-                        f"its result cannot be sent back: {error_message(exc)}",
-                        outcome.elapsed,
-                    ),
-                    {},
-                )
-            )
+            message = f"its result cannot be sent back: {error_message(exc)}"
+            failed = Outcome(Status.FAILED, None, truncate(message), outcome.elapsed)
+            answer = _answer(name, failed, {}, ())
+        conn.send_bytes(answer)
     finally:
         os._exit(0)
 
@@ -498,11 +591,25 @@ class _Child:
     conn: Connection
     pidfd: int | None
     generation: int  # of the template's kept data when it was forked
+    workdir: str | None  # its working directory, removed once it has ended
 
     def close(self) -> None:
         self.conn.close()
         if self.pidfd is not None:
             os.close(self.pidfd)
+
+    def remove_workdir(self) -> None:
+        if self.workdir is not None:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+def _workdir_prefix(template: int) -> str:
+    """The prefix of the working directories of a template's children.
+
+    With the template's pid, so that the worker removes those a killed template
+    could not (:meth:`ForkServer._stop`).
+    """
+    return f"skggm-bench-fit-{template}-"
 
 
 # --------------------------------------------------------------------------------------
@@ -526,9 +633,19 @@ class _Template:
         self.running: _Child | None = None
         # Children killed after their answer, reaped when their pidfd says so.
         self.ending: dict[int, _Child] = {}
+        self.mappings = _shared_mappings()
+        _libc_munmap()
 
     def fork_child(self) -> _Child:
         ours, theirs = Pipe(duplex=True)
+        # Each child works in a fresh directory of its own, removed when it has
+        # ended: what a learner writes in its working directory (psics writes
+        # ``_covselsigma.dat`` at every fit) reaches neither the user's directory,
+        # nor the results store, nor the next fit.
+        try:
+            workdir: str | None = tempfile.mkdtemp(prefix=_workdir_prefix(self.pid))
+        except OSError:  # no writable temporary folder: the worker's directory
+            workdir = None
         pid = os.fork()
         if pid == 0:
             try:
@@ -538,10 +655,14 @@ class _Template:
                 for child in (self.spare, self.running, *self.ending.values()):
                     if child is not None:
                         child.close()
+                streams = {stream.fileno() for stream in (sys.stdout, sys.stderr)}
+                _close_inherited({0, 1, 2, theirs.fileno(), *streams}, self.mappings)
+                if workdir is not None:
+                    os.chdir(workdir)
             finally:
                 _child_main(theirs, self.server, self.memory_limit)
         theirs.close()
-        return _Child(pid, ours, _pidfd(pid), self.generation)
+        return _Child(pid, ours, _pidfd(pid), self.generation, workdir)
 
     def end(self, child: _Child, *, wait: bool = True) -> None:
         """Kill ``child``, its session and whatever it left; reap them.
@@ -556,6 +677,7 @@ class _Template:
             return
         child.close()
         _reap(child.pid)
+        child.remove_workdir()
         self.sweep()
 
     def reap_ended(self, ready: list) -> None:
@@ -564,6 +686,7 @@ class _Template:
                 del self.ending[pid]
                 child.close()
                 _reap(pid)
+                child.remove_workdir()
         self.sweep()
 
     def sweep(self) -> None:
@@ -589,6 +712,8 @@ class _Template:
         for child in (self.running, self.spare, *self.ending.values()):
             if child is not None:
                 _kill_group(child.pid)
+                _reap(child.pid)
+                child.remove_workdir()
         self.spare = self.running = None
         self.ending = {}
         self.sweep()
@@ -605,6 +730,10 @@ class _Template:
         # terminal would only alarm.
         faulthandler.disable()
         _fresh_standard_streams()
+        # The children work in directories of their own: a relative entry of the
+        # import path ("" for the directory python was started in) must keep
+        # meaning the directory it meant.
+        sys.path[:] = [os.path.abspath(entry) for entry in sys.path]
         with contextlib.suppress(Exception):
             self.server.warm_up()
         # The children's garbage collector must not walk (and so copy, page by
@@ -627,7 +756,7 @@ class _Template:
                 requests, timeout = self.conn.recv()
             except (EOFError, OSError):
                 self.finish(0)
-            self.conn.send(self.serve_each(requests, timeout))
+            self.serve_each(requests, timeout)
             # Requests answered from the kept data used no child; the first one
             # needs its spare.
             if self.spare is None:
@@ -636,22 +765,27 @@ class _Template:
 
     def serve_each(
         self, requests: list[tuple[str, tuple]], timeout: float | None
-    ) -> list[Outcome]:
-        """Answer requests in turn, until one fails; their outcomes."""
-        outcomes = []
+    ) -> None:
+        """Answer requests in turn, until one fails; each outcome sent when known.
+
+        One at a time, so that if the template dies during a request (a learner
+        can kill its parent) the worker knows which one it was.
+        """
         for name, args in requests:
             value = self.server.cached(name, args)
             if value is not MISSING:
-                outcomes.append(Outcome(Status.OK, value, "", 0.0))
-                continue
-            outcome = self.serve(name, args, timeout)
-            if self.running is not None:
-                self.end(self.running, wait=False)
-                self.running = None
-            outcomes.append(outcome)
+                outcome = Outcome(Status.OK, value, "", 0.0)
+            else:
+                outcome = self.serve(name, args, timeout)
+                if self.running is not None:
+                    self.end(self.running, wait=False)
+                    self.running = None
+            try:
+                self.conn.send(outcome)
+            except OSError:
+                self.finish(0)
             if outcome.status is not Status.OK:
                 break
-        return outcomes
 
     def serve(self, name: str, args: tuple, timeout: float | None) -> Outcome:
         """Run one request in a fresh child; its outcome.
@@ -695,14 +829,20 @@ class _Template:
             # child started holds its end), so do not wait on it.
             if not child.conn.poll(0):
                 raise EOFError
-            outcome, fresh = child.conn.recv()
+            answer = child.conn.recv_bytes()
         except (EOFError, OSError):
             self.running = None
             _kill_group(child.pid)
             child.close()
             status = _reap(child.pid)
+            child.remove_workdir()
             self.sweep()
             return _death(status, self.memory_limit, elapsed)
+        try:
+            outcome, fresh = self.read_answer(name, answer)
+        except (NotPlainError, ValueError, TypeError) as exc:
+            message = f"its process sent an answer the harness refuses: {exc}"
+            return Outcome(Status.FAILED, None, truncate(message), elapsed)
         if fresh:
             self.generation += 1
             for key in fresh:
@@ -711,6 +851,41 @@ class _Template:
             kept = self.server.kept
             self.stamps = {k: g for k, g in self.stamps.items() if k in kept}
         return outcome
+
+
+    def read_answer(self, name: str, answer: bytes) -> tuple[Outcome, dict]:
+        """The outcome and kept entries of a child's answer to request ``name``.
+
+        The answer may have been written by the learner the child ran: it is
+        read as plain data only, must be an answer to this very request, and
+        brings kept entries only for a request that may keep data, each in the
+        form the server expects.
+        """
+        server = self.server
+        decoded = loads_plain(answer, server.plain_types)
+        if type(decoded) is not tuple or len(decoded) != 6:
+            raise ValueError("it is not an answer")
+        kind, status, value, message, elapsed, fresh = decoded
+        if kind != name:
+            raise ValueError(f"it answers a {_short(kind)} request, not {name!r}")
+        if type(message) is not str or type(elapsed) is not float:
+            raise ValueError("its message or its duration is malformed")
+        outcome = Outcome(Status(status), value, message, elapsed)
+        if type(fresh) is not list or not all(
+            type(entry) is tuple and len(entry) == 2 for entry in fresh
+        ):
+            raise ValueError("its kept entries are malformed")
+        if fresh and (outcome.status is not Status.OK or name not in server.keeping):
+            raise ValueError(f"a {name!r} request may not change the kept data")
+        for key, kept in fresh:
+            if not server.accepts_kept(key, kept):
+                raise ValueError(f"the kept entry {_short(key)} is malformed")
+        return outcome, dict(fresh)
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 200 else text[:197] + "..."
 
 
 def _exited(child: _Child) -> bool:
@@ -748,6 +923,7 @@ class ForkServer:
 
     def _start(self) -> None:
         _watch_parent()
+        _become_subreaper()
         with _FORK_LOCK:
             parent_end, template_end = Pipe(duplex=True)
             parent = os.getpid()
@@ -766,6 +942,7 @@ class ForkServer:
                 finally:
                     _Template(template_end, self._server, self._memory_limit).main()
             template_end.close()
+            _TEMPLATES.add(pid)
         self._pid, self._conn, self._pidfd = pid, parent_end, _pidfd(pid)
 
     def _stop(self, *, kill: bool = True) -> int | None:
@@ -795,6 +972,14 @@ class ForkServer:
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGKILL)
         status = _reap(pid)
+        with _FORK_LOCK:
+            _TEMPLATES.discard(pid)
+        # What a template killed before it could clean up leaves behind.
+        folder = tempfile.gettempdir()
+        with contextlib.suppress(OSError):
+            for name in os.listdir(folder):
+                if name.startswith(_workdir_prefix(pid)):
+                    shutil.rmtree(os.path.join(folder, name), ignore_errors=True)
         if pidfd is not None:
             os.close(pidfd)
         return status
@@ -842,38 +1027,45 @@ class ForkServer:
             self._stop(kill=False)  # idle exit, or its worker thread ended
         if self._conn is None:
             self._start()
+        outcomes: list[Outcome] = []
         start = time.perf_counter()
         try:
             self._conn.send((requests, timeout))
-            limit = (
-                None
-                if timeout is None
-                else len(requests) * timeout + _TEMPLATE_GRACE_SECONDS
-            )
-            if not _wait_ready(self._conn, self._pidfd, limit):
-                self._stop()
-                return [
-                    Outcome(
-                        Status.TIMEOUT,
-                        None,
-                        f"still running after the timeout of {timeout:g} s; its "
-                        "process was stopped",
-                        time.perf_counter() - start,
+            limit = None if timeout is None else timeout + _TEMPLATE_GRACE_SECONDS
+            # One message per request, sent as each ends.
+            while len(outcomes) < len(requests):
+                start = time.perf_counter()
+                if not _wait_ready(self._conn, self._pidfd, limit):
+                    self._stop()
+                    end_strays()
+                    outcomes.append(
+                        Outcome(
+                            Status.TIMEOUT,
+                            None,
+                            f"still running after the timeout of {timeout:g} s; "
+                            "its process was stopped",
+                            time.perf_counter() - start,
+                        )
                     )
-                ]
-            if not self._conn.poll(0):  # the template died, with nothing sent
-                raise EOFError
-            return self._conn.recv()
+                    break
+                if not self._conn.poll(0):  # the template died, with nothing sent
+                    raise EOFError
+                outcomes.append(self._conn.recv())
+                if outcomes[-1].status is not Status.OK:
+                    break
+            return outcomes
         except (BrokenPipeError, ConnectionResetError, EOFError, OSError):
             status = self._stop(kill=False)
-            if _idle_exit(status):
+            if _idle_exit(status) and not outcomes:
                 return None
-            # The template itself died (the operating system's out-of-memory
-            # killer, or someone else's signal): the request died with it.
+            # The template died during a request: what that request started,
+            # now this process's (a subreaper), ends here.
+            end_strays()
             elapsed = time.perf_counter() - start
-            return [_death(status, self._memory_limit, elapsed)]
+            return [*outcomes, _template_death(status, elapsed)]
         except BaseException:  # Ctrl-C while waiting: no child outlives the harness
             self._stop()
+            end_strays()
             raise
 
     def _template_exited(self) -> bool:
@@ -888,12 +1080,109 @@ class ForkServer:
         self._stop()
 
 
+def _template_death(status: int | None, elapsed: float) -> Outcome:
+    """The outcome of a request during which the template itself died.
+
+    The request's process is the template's child: a learner can kill it (its
+    parent), and so can the operating system's out-of-memory killer. Either way
+    the request ended with it, and its row says so: ``crashed``.
+    """
+    if status is not None and os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
+        how = f"was killed by signal {signal.Signals(number).name}"
+    else:
+        code = os.WEXITSTATUS(status) if status is not None else "unknown"
+        how = f"exited with status {code}"
+    return Outcome(
+        Status.CRASHED,
+        None,
+        f"the fork server process running it {how} while it ran (a process can "
+        "kill its parent; the operating system does so when out of memory)",
+        elapsed,
+    )
+
+
 def _idle_exit(status: int | None) -> bool:
     return (
         status is not None
         and os.WIFEXITED(status)
         and os.WEXITSTATUS(status) == _IDLE_EXIT_STATUS
     )
+
+
+# Pids of the templates this process has forked (under _FORK_LOCK): its only
+# children besides those it had before it became a subreaper.
+_TEMPLATES: set[int] = set()
+# This process's children when it became a subreaper, with their start times.
+_BEFORE: set[tuple[int, str]] | None = None
+
+
+def _start_time(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return ""
+
+
+def _all_children() -> list[int]:
+    """The children of every thread of this process (Linux; [] where unknown)."""
+    found = []
+    with contextlib.suppress(OSError):
+        for task in os.listdir("/proc/self/task"):
+            with contextlib.suppress(OSError, ValueError):
+                with open(f"/proc/self/task/{task}/children") as children:
+                    found += [int(pid) for pid in children.read().split()]
+    return found
+
+
+def _become_subreaper() -> None:
+    """Have what a fit leaves, even if it kills the template, become this process's.
+
+    A learner can kill its template (its parent's parent) after starting a process
+    in a session of its own; without a subreaper above the template that process
+    would go to init and outlive the run. Called before a template is forked (the
+    kernel looks for a subreaper among the ancestors that had one at their fork).
+    The children this process already had are remembered: they are not the
+    learners', and :func:`end_strays` leaves them alone.
+    """
+    global _BEFORE
+    with _FORK_LOCK:
+        if _BEFORE is None:
+            _BEFORE = {(pid, _start_time(pid)) for pid in _all_children()}
+            _prctl(_PR_SET_CHILD_SUBREAPER, 1)
+
+
+def end_strays() -> None:
+    """Kill and reap this process's children that are not its templates.
+
+    Once this process is a subreaper, such a child can only be what a fit left
+    when its template died: orphans come here, and killing one may orphan more,
+    which come here in turn.
+    """
+    if _BEFORE is None:
+        return
+    with _FORK_LOCK:
+        for _ in range(100):
+            strays = [
+                pid
+                for pid in _all_children()
+                if pid not in _TEMPLATES and (pid, _start_time(pid)) not in _BEFORE
+            ]
+            if not strays:
+                return
+            for pid in strays:
+                _kill_group(pid)
+                _reap(pid)
+
+
+def _stop_being_subreaper() -> None:
+    """In the process that called ``run()``, once it has no template left."""
+    global _BEFORE
+    with _FORK_LOCK:
+        if _BEFORE is not None and not _TEMPLATES:
+            _prctl(_PR_SET_CHILD_SUBREAPER, 0)
+            _BEFORE = None
 
 
 _WATCHING = False
@@ -960,9 +1249,17 @@ def worker_for(
 
 
 def close_children(token: str | None = None) -> None:
-    """Stop the fork servers of this process (of one study, or all of them)."""
+    """Stop the fork servers of this process (of one study, or all of them).
+
+    Then end whatever a fit left to this process; in a process that is not a
+    harness worker (the one that called ``run()``), it stops being a subreaper
+    once no template is left, so that other processes' orphans do not come to it.
+    """
     with _CHILDREN_LOCK:
         keys = [k for k in _CHILDREN if token is None or k[1] == token]
         children = [_CHILDREN.pop(k) for k in keys]
     for child in children:
         child.close()
+    end_strays()
+    if multiprocessing.parent_process() is None:
+        _stop_being_subreaper()
