@@ -791,7 +791,14 @@ def _checked_records(
                 f"{_quoted(name)}, not a plain identifier ({path!r} was changed "
                 "outside skggm-bench)"
             )
-    missing = [name for name in _FIXED_COLUMNS if name not in existing]
+    version = conn.execute(
+        "SELECT value FROM meta WHERE key = 'schema_version'"
+    ).fetchone()
+    # A store of an upgradable version lacks the later columns by design.
+    optional = LATER_COLUMNS if version and version[0] in _UPGRADABLE_VERSIONS else ()
+    missing = [
+        name for name in _FIXED_COLUMNS if name not in existing and name not in optional
+    ]
     if missing:
         raise StoreError(
             f"damaged store: the results table has no column {missing[0]} "
