@@ -149,7 +149,8 @@ def _limit_entering(entering, excess, active):
     When a penalty lets many entries enter at once (a dense component of an
     ill-conditioned covariance), the Newton step over all of them overshoots and
     the line search cuts it back hard. At most half as many pairs as are active
-    (and at least ``_MIN_ENTERING``) enter per step, those with the largest
+    (and at least ``_MIN_ENTERING`` and ``_PER_NODE`` per variable) enter per
+    step, those with the largest
     excess of ``|S_ij - W_ij|`` over the penalty; the others are checked again
     at the next step. The optimality conditions still decide when to stop.
     """
