@@ -49,6 +49,9 @@ _MIN_ENTERING = 10
 # (6.3 s), 4 per variable 8 steps (3.3 s), no limit at all 8 steps.
 _PER_NODE = 4
 _MAX_CG = 500
+# Columns per block of the sparse-dense products (_newton_direction): 256
+# was fastest of 64-512 at p = 2000.
+_BLOCK = 256
 # Armijo constant of the line search and its shortest step.
 _ARMIJO = 1e-4
 _MIN_STEP = 1e-12
@@ -108,13 +111,26 @@ def _newton_direction(W, K, gradient, support):
     def on_support(values):
         return sparse.csr_array((values, cols, indptr), shape=(p, p))
 
+    # Sparse times dense one block of columns at a time: each nonzero reads a
+    # row of the block, which stays in cache; over the whole dense matrix
+    # (32 MB at p = 2000) the same product took 2.3x longer.
+    blocks = [slice(start, start + _BLOCK) for start in range(0, p, _BLOCK)]
+    W_blocks = [np.ascontiguousarray(W[:, block]) for block in blocks]
+    K_blocks = [np.ascontiguousarray(K[:, block]) for block in blocks]
     K_sparse = on_support(K[rows, cols])
+    buffer = np.empty_like(W)
 
     def hessian(values):
-        return (W @ (on_support(values) @ W))[rows, cols]
+        D = on_support(values)
+        for block, W_block in zip(blocks, W_blocks, strict=True):
+            buffer[:, block] = D @ W_block
+        return (W @ buffer)[rows, cols]
 
     def preconditioner(values):
-        return (K_sparse @ (on_support(values) @ K))[rows, cols]
+        R = on_support(values)
+        for block, K_block in zip(blocks, K_blocks, strict=True):
+            buffer[:, block] = K_sparse @ (R @ K_block)
+        return buffer[rows, cols]
 
     residual = -gradient[rows, cols]
     norm0 = np.linalg.norm(residual)
