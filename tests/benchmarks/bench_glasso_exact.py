@@ -4,7 +4,7 @@ Run from the repository root, one BLAS thread everywhere:
 
     OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 .venv/bin/python \\
         tests/benchmarks/bench_glasso_exact.py [--sizes 100 300 1000 2000] \\
-        [--cap 60] [--cap-large 120]
+        [--cap 60] [--cap-large 120] [--baseline REV]
 
 Data: the project's generators, n = 1000 samples, columns standardised (``S``
 is the sample correlation), at p = 100, 300, 1000 and 2000:
@@ -30,6 +30,9 @@ table gives each objective's relative excess and says when it does not):
              max_iter=1000).fit(S, mode="precomputed")
     gglasso  gglasso block_SGL(S, alpha, Omega_0=I, tol=1e-8, rtol=1e-8,
              max_iter=100000), its sparse iterate "Theta"
+
+``--baseline REV`` adds ``graphical_lasso_path`` as it was at commit ``REV``
+(e.g. 9a0fabe, before the sparse products), called directly on ``S``.
 
 skggm's QUIC is not run: skggm 0.2.8 does not build here (its setup imports
 Cython without declaring it; see pyproject.toml's ``compat`` extra).
@@ -86,6 +89,13 @@ def make_covariance(case: str, p: int) -> np.ndarray:
 def fit(solver: str, S: np.ndarray, alpha: float) -> np.ndarray:
     """The precision each solver returns for ``(S, alpha)``."""
     p = S.shape[0]
+    if solver.startswith("baseline="):
+        from _git_revision import module_at
+
+        module = module_at(
+            solver.split("=", 1)[1], "skggm_bench/learners/_glasso_path.py"
+        )
+        return module.graphical_lasso_path(S, [alpha])[0][0]
     if solver == "exact":
         from skggm_bench.learners import ExactGraphicalLasso
 
@@ -126,7 +136,7 @@ def worker(solver: str, directory: str, alpha: float) -> None:
         wall, cpu = time.perf_counter(), time.process_time()
         K = fit(solver, S, alpha)
         cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
-    np.save(Path(directory) / f"K_{solver}.npy", K)
+    np.save(Path(directory) / f"K_{solver.split('=')[0]}.npy", K)
     print(json.dumps({"cpu": cpu, "wall": wall}))
 
 
@@ -161,8 +171,11 @@ def main() -> None:
     parser.add_argument("--solvers", nargs="+", default=list(SOLVERS))
     parser.add_argument("--cap", type=int, default=60)
     parser.add_argument("--cap-large", type=int, default=120)
+    parser.add_argument("--baseline", help="also time the path solver at this commit")
     parser.add_argument("--worker", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.baseline:
+        args.solvers.append(f"baseline={args.baseline}")
     if args.worker:
         solver, directory, alpha = args.worker
         worker(solver, directory, float(alpha))
@@ -192,7 +205,7 @@ def main() -> None:
                         continue
                     result = run(solver, directory, alpha, cap)
                     result["load"] = load
-                    path = Path(directory) / f"K_{solver}.npy"
+                    path = Path(directory) / f"K_{solver.split('=')[0]}.npy"
                     if "cpu" in result:
                         K = np.load(path)
                         result["objective"] = objective(S, K, alpha)
