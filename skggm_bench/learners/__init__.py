@@ -4,7 +4,8 @@ Every learner is a scikit-learn estimator whose ``fit(X)`` sets ``adjacency_``
 (its edge decisions) and, where the method has one, a matrix to rank edges by:
 ``partial_correlation_`` (the learners of Krämer, Schäfer & Boulesteix 2009 and
 :class:`NeighbourhoodSelection`), ``precision_`` (:class:`TIGER`,
-:class:`CLIME`, :class:`ShrinkagePartialCorrelation`, :class:`LocalFDRSelector`)
+:class:`CLIME`, :class:`ShrinkagePartialCorrelation`, :class:`LocalFDRSelector`,
+:class:`ExactGraphicalLasso`)
 or ``edge_scores_`` (:class:`ThresholdedCorrelation`). :class:`StARS`,
 :class:`EBIC` and :class:`RIC` choose the penalty of any learner and expose the
 chosen fit's attributes. See ``docs/learners.md`` for which learner decides
@@ -27,6 +28,7 @@ from ..utils._validation import ConstantColumnWarning
 from ._adapters import LocalFDRSelector
 from ._clime import CLIME
 from ._edges import local_fdr_edges
+from ._exact_graphical_lasso import ExactGraphicalLasso
 from ._group_glasso import GroupGraphicalLasso
 from ._information_criteria import EBIC, RIC, gaussian_ebic
 from ._local_fdr import LocalFDRResult, local_fdr, null_correlation_pvalue
@@ -69,6 +71,7 @@ EXPECTED_FAILED_CHECKS: dict[str, dict[str, str]] = {
     "GroupGraphicalLasso": {},
     "CLIME": {},
     "TIGER": {},
+    "ExactGraphicalLasso": {},
     "ThresholdedCorrelation": {},
     "StARS": {},
     "EBIC": {},
@@ -105,6 +108,7 @@ __all__ = [
     "TIGER",
     "AdaptiveLassoNetwork",
     "ConstantColumnWarning",
+    "ExactGraphicalLasso",
     "GroupGraphicalLasso",
     "LassoNetwork",
     "LocalFDRResult",

@@ -14,7 +14,9 @@ except ImportError:  # pragma: no cover - older scikit-learn
 _CONSTANT_COLUMN_RTOL = 1e-12
 
 
-def validate_samples(estimator, X, *, reset: bool = True) -> np.ndarray:
+def validate_samples(
+    estimator, X, *, reset: bool = True, samples: bool = True
+) -> np.ndarray:
     """Validate ``X`` for ``estimator.fit`` and record ``n_features_in_``.
 
     Parameters
@@ -31,6 +33,9 @@ def validate_samples(estimator, X, *, reset: bool = True) -> np.ndarray:
         ``True`` in ``fit`` (records ``n_features_in_``, needs two samples);
         ``False`` in ``transform`` (checks ``X`` against what ``fit`` saw, accepts
         a single sample).
+    samples : bool, default=True
+        False when ``X`` is not samples but a precomputed covariance: then one
+        row suffices and constant columns are not warned about.
 
     Returns
     -------
@@ -39,7 +44,7 @@ def validate_samples(estimator, X, *, reset: bool = True) -> np.ndarray:
     """
     params = {
         "dtype": np.float64,
-        "ensure_min_samples": 2 if reset else 1,
+        "ensure_min_samples": 2 if reset and samples else 1,
         "accept_sparse": False,
     }
     check_not_masked(X, "X")
@@ -47,7 +52,7 @@ def validate_samples(estimator, X, *, reset: bool = True) -> np.ndarray:
         X = _sk_validate_data(estimator, X, reset=reset, **params)
     else:  # pragma: no cover
         X = estimator._validate_data(X, reset=reset, **params)
-    if reset:
+    if reset and samples:
         warn_constant_columns(X)
     return X
 

@@ -10,6 +10,7 @@ import skggm_bench.learners as learners
 from skggm_bench.learners import (
     EXPECTED_FAILED_CHECKS,
     AdaptiveLassoNetwork,
+    ExactGraphicalLasso,
     LassoNetwork,
     LocalFDRSelector,
     NonparanormalTransformer,
@@ -32,6 +33,8 @@ ESTIMATORS = [
     NonparanormalTransformer(method="shrinkage"),
     RankCorrelationAdapter(),
     RankCorrelationAdapter(method="kendall"),
+    ExactGraphicalLasso(),
+    ExactGraphicalLasso(alpha=[0.5, 0.05], warm_start=True),
 ]
 
 
