@@ -177,3 +177,74 @@ def test_mixing_weights_sum_to_one():
         for c in (0.0, 0.3, 1.0):
             a, b = mixing_weights(s, c)
             assert a >= 0 and b >= 0 and a + b == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize(
+    "base",
+    [
+        None,
+        PartialOrthogonalization(),
+        DiagonalDominance(),
+        GWishart(method="lenkoski"),
+    ],
+    ids=repr,
+)
+def test_independent_values_are_each_class_clone_s_own_draws(base):
+    """similarity=0: class k is exactly what its clone draws alone on its graph.
+
+    The joint generator draws its clones in one batch; the base law on each class
+    graph holds because each class is the same draw as the clone's own sample (up
+    to the rounding of the batched solves).
+    """
+    from sklearn.base import clone
+
+    gen = JointGenerator(base, n_classes=3, shared_fraction=0.5, similarity=0.0)
+    draws = gen.set_params(random_state=8).fit(GRAPHS["erdos_renyi"]).sample(5)
+    for k, fitted in enumerate(gen.generators_):
+        alone = clone(fitted).fit(gen.adjacency_[k]).sample(5)
+        np.testing.assert_allclose(draws[:, k], alone, rtol=0, atol=1e-12)
+
+
+def test_draws_in_chunks_of_samples_are_fresh_and_valid(monkeypatch):
+    # Large n_samples are drawn a chunk at a time (memory): every chunk must draw
+    # afresh, keep shared values equal at similarity=1, and stay valid.
+    from skggm_bench.generators import joint
+
+    graph = GRAPHS["grid3x3"]
+    monkeypatch.setattr(joint, "_CHUNK_ENTRIES", 2 * 81 * 7)  # 2 samples a chunk
+    gen = JointGenerator(n_classes=3, shared_fraction=0.5, similarity=1.0)
+    draws = gen.set_params(random_state=5).fit(graph).sample(7)
+    assert draws.shape == (7, 3, 9, 9)
+    for k in range(3):
+        assert_valid_draws(draws[:, k], gen.adjacency_[k])
+    shared = gen.shared_adjacency_
+    np.testing.assert_array_equal(draws[:, 0][:, shared], draws[:, 2][:, shared])
+    i, j = np.argwhere(np.triu(gen.adjacency_[0], 1))[0]
+    assert np.unique(draws[:, 0, i, j]).size == 7
+
+
+@pytest.mark.parametrize("population, size", [(7, 3), (10, 2), (9, 6), (6, 6), (8, 0)])
+def test_specific_edges_are_a_uniform_subset(population, size):
+    """_uniform_subsets: every subset of the size equally likely, no repeats.
+
+    Chi-square over all C(population, size) subsets from 60 000 draws, at ALPHA;
+    (9, 6) takes the complement branch. Keeping repeated values, or taking the
+    first draws without rejecting repeats, fails the distinctness check; a
+    non-uniform choice fails the chi-square.
+    """
+    from itertools import combinations
+
+    from scipy import stats
+
+    from skggm_bench.generators.joint import _uniform_subsets
+
+    subsets = _uniform_subsets(60_000, size, population, np.random.RandomState(0))
+    assert subsets.shape == (60_000, size)
+    ordered = np.sort(subsets, axis=1)
+    assert np.all(np.diff(ordered, axis=1) > 0)
+    assert subsets.size == 0 or (subsets.min() >= 0 and subsets.max() < population)
+    n_subsets = len(list(combinations(range(population), size)))
+    _, counts = np.unique(ordered, axis=0, return_counts=True)
+    assert counts.size == n_subsets
+    if n_subsets > 1:
+        assert stats.chisquare(counts).pvalue > ALPHA
