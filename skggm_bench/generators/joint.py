@@ -197,13 +197,12 @@ class JointGenerator(RelatedModelsGenerator):
                 drawn_adjacency(fitted, g)
                 for fitted, g in zip(self._components, graphs, strict=True)
             ]
-        ).reshape(len(graphs), p, p)
+        )
         own, shared, specific = np.split(drawn, np.cumsum(self._parts[:2]))
         self.adjacency_ = np.zeros((self.n_classes, p, p), dtype=bool)
-        for part in (own, specific):
-            if part.size:
+        for part in (own, shared, specific):
+            if len(part):  # one graph per class, or one shared by all
                 self.adjacency_ |= part
-        self.adjacency_ |= shared.any(axis=0)
 
     def _sample(self, n_samples: int) -> np.ndarray:
         """Return draws of shape (n_samples, n_classes, p, p)."""
