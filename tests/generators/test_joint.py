@@ -221,30 +221,3 @@ def test_draws_in_chunks_of_samples_are_fresh_and_valid(monkeypatch):
     np.testing.assert_array_equal(draws[:, 0][:, shared], draws[:, 2][:, shared])
     i, j = np.argwhere(np.triu(gen.adjacency_[0], 1))[0]
     assert np.unique(draws[:, 0, i, j]).size == 7
-
-
-@pytest.mark.parametrize("population, size", [(7, 3), (10, 2), (9, 6), (6, 6), (8, 0)])
-def test_specific_edges_are_a_uniform_subset(population, size):
-    """_uniform_subsets: every subset of the size equally likely, no repeats.
-
-    Chi-square over all C(population, size) subsets from 60 000 draws, at ALPHA;
-    (9, 6) takes the complement branch. Keeping repeated values, or taking the
-    first draws without rejecting repeats, fails the distinctness check; a
-    non-uniform choice fails the chi-square.
-    """
-    from itertools import combinations
-
-    from scipy import stats
-
-    from skggm_bench.generators.joint import _uniform_subsets
-
-    subsets = _uniform_subsets(60_000, size, population, np.random.RandomState(0))
-    assert subsets.shape == (60_000, size)
-    ordered = np.sort(subsets, axis=1)
-    assert np.all(np.diff(ordered, axis=1) > 0)
-    assert subsets.size == 0 or (subsets.min() >= 0 and subsets.max() < population)
-    n_subsets = len(list(combinations(range(population), size)))
-    _, counts = np.unique(ordered, axis=0, return_counts=True)
-    assert counts.size == n_subsets
-    if n_subsets > 1:
-        assert stats.chisquare(counts).pvalue > ALPHA
