@@ -53,6 +53,15 @@ shapes of every product and solve: each step is one batched NumPy call over the
 draws, on chunks of draws small enough for the working arrays to stay in cache.
 The factors are made chunk by chunk too (the caller's ``factor_chunk``), so that
 they are still in cache when read. ``docs/performance.md`` has the measured costs.
+
+*Draws on different graphs.* :func:`orthogonalized_grams` batches draws whose
+graphs differ (the class graphs of a joint model): row ``i`` of draw ``d`` then
+has its own ``N_d``. The sets are padded to a common width with ``i`` itself,
+which reads as an all-zero column of ``Z`` (``V`` is lower triangular, and ``V``'s
+columns from ``b0`` on are zero in ``P0``) and gets a unit diagonal in ``K_NN``:
+its coefficient in ``e`` is exactly zero, so the padding changes nothing. The
+per-row overhead (a few dozen NumPy calls, most of the cost of a single draw at
+``p = 200``) is then paid once for all the graphs.
 """
 
 from __future__ import annotations
@@ -64,7 +73,9 @@ import numpy as np
 __all__ = [
     "block_rows",
     "earlier_neighbours",
+    "graphs_of_draws",
     "orthogonalized_gram",
+    "orthogonalized_grams",
     "packed_factor_chunks",
 ]
 
@@ -94,6 +105,26 @@ def earlier_neighbours(adjacency: np.ndarray) -> list[np.ndarray]:
     """For each node ``i``, its neighbours ``j < i`` in increasing order."""
     p = adjacency.shape[0]
     return [np.flatnonzero(adjacency[i, :i]) for i in range(p)]
+
+
+def graphs_of_draws(
+    neighbours: list[list[np.ndarray]], n_samples: int
+) -> tuple[list[list[np.ndarray]], np.ndarray]:
+    """The arguments ``neighbours, graph_of_draw`` of :func:`orthogonalized_grams`.
+
+    For ``n_samples`` draws on each graph in turn, given by its
+    :func:`earlier_neighbours`; graphs given by the same list (clones fitted on
+    equal graphs share it) are one graph, whose draws take the faster
+    single-graph path.
+    """
+    index: dict[int, int] = {}
+    distinct = []
+    for graph in neighbours:
+        if id(graph) not in index:
+            index[id(graph)] = len(distinct)
+            distinct.append(graph)
+    graphs = np.array([index[id(graph)] for graph in neighbours])
+    return distinct, np.repeat(graphs, n_samples)
 
 
 def packed_factor_chunks(diagonal: np.ndarray, lower: np.ndarray) -> FactorChunk:
@@ -144,29 +175,101 @@ def orthogonalized_gram(
     gram : ndarray of shape (n_samples, p, p)
         Symmetric, unit diagonal, exact zeros at the non-edges.
     """
-    p = len(neighbours)
+    graph_of_draw = np.zeros(n_samples, dtype=np.int64)
+    return orthogonalized_grams(factor_chunk, [neighbours], graph_of_draw, chunk_size)
+
+
+def orthogonalized_grams(
+    factor_chunk: FactorChunk,
+    neighbours: list[list[np.ndarray]],
+    graph_of_draw: np.ndarray,
+    chunk_size: int | None = None,
+) -> np.ndarray:
+    """:func:`orthogonalized_gram` for draws on several graphs, batched together.
+
+    Parameters
+    ----------
+    factor_chunk : callable
+        As in :func:`orthogonalized_gram`.
+    neighbours : list of list of ndarray
+        ``neighbours[g]``: the earlier neighbours of every node in graph ``g``
+        (:func:`earlier_neighbours`); all graphs have the same nodes.
+    graph_of_draw : ndarray of shape (n_samples,), dtype int
+        The graph of each draw.
+    chunk_size : int, optional
+        As in :func:`orthogonalized_gram`.
+
+    Returns
+    -------
+    gram : ndarray of shape (n_samples, p, p)
+        Draw ``d`` is orthogonalised on graph ``graph_of_draw[d]``: the same
+        matrix, up to rounding, as :func:`orthogonalized_gram` gives it alone.
+    """
+    p = len(neighbours[0])
+    n_samples = graph_of_draw.size
     if chunk_size is None:
         chunk_size = max(1, _CHUNK_ENTRIES // (p * p))
+    table = widths = None
+    if len(neighbours) > 1:
+        table, widths = _padded_neighbours(neighbours)
     gram = np.zeros((n_samples, p, p))
     for start in range(0, n_samples, chunk_size):
         stop = min(start + chunk_size, n_samples)
-        _orthogonalize_chunk(factor_chunk(start, stop), neighbours, gram[start:stop])
+        graphs = graph_of_draw[start:stop]
+        if table is None or np.all(graphs == graphs[0]):
+            row_neighbours = neighbours[graphs[0]].__getitem__
+        else:
+
+            def row_neighbours(i: int, graphs: np.ndarray = graphs) -> np.ndarray:
+                return table[graphs, i, : widths[graphs, i].max()]
+
+        factor = factor_chunk(start, stop)
+        _orthogonalize_chunk(factor, row_neighbours, gram[start:stop])
     index = np.arange(p)
     gram[:, index, index] = 1.0
     return gram
 
 
+def _padded_neighbours(
+    neighbours: list[list[np.ndarray]],
+) -> tuple[np.ndarray, np.ndarray]:
+    """Every graph's earlier neighbours in one ``(G, p, width)`` table, and the widths.
+
+    Row ``i`` of graph ``g`` lists its neighbours, then ``i`` itself as padding
+    (see the module docstring); ``widths[g, i]`` is the number of neighbours.
+    """
+    p = len(neighbours[0])
+    widths = np.array([[n.size for n in graph] for graph in neighbours])
+    table = np.tile(np.arange(p)[None, :, None], (len(neighbours), 1, widths.max()))
+    for g, graph in enumerate(neighbours):
+        rows = np.repeat(np.arange(p), widths[g])
+        starts = np.cumsum(widths[g]) - widths[g]
+        table[g, rows, np.arange(rows.size) - starts[rows]] = np.concatenate(graph)
+    return table, widths
+
+
 def _orthogonalize_chunk(
-    factor: np.ndarray, neighbours: list[np.ndarray], gram: np.ndarray
+    factor: np.ndarray,
+    row_neighbours: Callable[[int], np.ndarray],
+    gram: np.ndarray,
 ) -> None:
-    """Fill the off-diagonal entries of ``gram`` for one chunk of draws."""
+    """Fill the off-diagonal entries of ``gram`` for one chunk of draws.
+
+    ``row_neighbours(i)`` gives row ``i``'s earlier neighbours: one sorted array
+    for every draw of the chunk, or a ``(chunk, width)`` array, one padded row per
+    draw (:func:`_padded_neighbours`).
+    """
     c, p, _ = factor.shape
     inverse_gram = np.zeros((c, p, p))
     size = block_rows(p)
     for b0 in range(0, p, size):
         block = _Block(factor, inverse_gram, b0, min(size, p - b0))
         for i in range(b0, b0 + block.size):
-            block.add_row(i, neighbours[i], gram)
+            neighbours = row_neighbours(i)
+            if neighbours.ndim == 1:
+                block.add_row(i, neighbours, gram)
+            else:
+                block.add_padded_row(i, neighbours, gram)
         block.finish()
     # Rows wrote only their strictly lower part (one scattered column write per row
     # is slow); the upper triangle is its transpose, added in one pass.
@@ -179,7 +282,8 @@ class _Block:
     Reads ``P0 = M_{<b0}^{-1}`` from the leading block of ``inverse_gram``, and
     ``g_i = V0^T rho_i`` from ``factor[:, i, :b0]`` (the factor's rows hold
     ``g`` before the block and ``rho`` from it on); holds the block's rows of
-    ``V``: ``Vb`` (columns before the block) and ``Vbb``.
+    ``V`` in ``inverse_rows``, column ``j`` for node ``j``: ``Vb`` (columns
+    before the block, ``inverse_before``) and ``Vbb`` (``inverse_inside``).
     """
 
     def __init__(
@@ -188,8 +292,9 @@ class _Block:
         c = factor.shape[0]
         self.factor, self.inverse_gram = factor, inverse_gram
         self.b0, self.size, self.t = b0, size, 0
-        self.inverse_before = np.zeros((c, size, b0))
-        self.inverse_inside = np.zeros((c, size, size))
+        self.inverse_rows = np.zeros((c, size, b0 + size))
+        self.inverse_before = self.inverse_rows[:, :, :b0]
+        self.inverse_inside = self.inverse_rows[:, :, b0:]
 
     def add_row(self, i: int, neighbours: np.ndarray, gram: np.ndarray) -> None:
         """Process row ``i``: write ``m_iN`` into ``gram``, then its row of ``V``."""
@@ -228,6 +333,50 @@ class _Block:
             q_inside[:, None, :] @ self.inverse_inside[:, :t, :t]
         )[:, 0] / minus_q_ii[:, None]
         self.inverse_inside[:, t, t] = -1.0 / minus_q_ii
+
+    def add_padded_row(self, i: int, neighbours: np.ndarray, gram: np.ndarray) -> None:
+        """:meth:`add_row` with one padded set of neighbours per draw.
+
+        The same steps on gathered entries: a neighbour's column of ``V`` is
+        column ``j`` of ``inverse_rows`` whether ``j`` lies before the block or
+        in it, and ``P0`` and ``g_i`` are read for every neighbour, those from
+        the block on masked (``P0``'s are still zero, ``g_i``'s hold ``rho``).
+        """
+        b0, t = self.b0, self.t
+        self.t += 1
+        c, width = neighbours.shape
+        if width == 0:
+            self.inverse_inside[:, t, t] = 1.0
+            return
+        factor, inverse_gram = self.factor, self.inverse_gram
+        draws = np.arange(c)[:, None]
+        inside = np.empty((c, t, 1 + width))
+        inside[:, :, 0] = factor[:, i, b0:i]
+        inside[:, :, 1:] = np.take_along_axis(
+            self.inverse_rows[:, :t], neighbours[:, None, :], axis=2
+        )
+        products = np.swapaxes(inside, 1, 2) @ inside
+        before = neighbours < b0
+        products[:, 1:, 0] += np.where(
+            before, np.take_along_axis(factor[:, i], neighbours, axis=1), 0.0
+        )
+        products[:, 1:, 1:] += inverse_gram[
+            draws[:, :, None], neighbours[:, :, None], neighbours[:, None, :]
+        ]
+        diagonal = np.arange(1, 1 + width)
+        products[:, diagonal, diagonal] += neighbours == i  # the padding's unit pivot
+        y = products[:, 1:, 0]
+        e = np.linalg.solve(products[:, 1:, 1:], y[..., None])[..., 0]
+        r_ii = factor[:, i, i]
+        nu = np.sqrt(r_ii * r_ii + np.einsum("ca,ca->c", y, e))
+        m = e / nu[:, None]
+        gram[draws, i, neighbours] = m  # the padding writes 0.0 on the diagonal
+        q_inside = (inside[:, :, 1:] @ m[..., None])[..., 0]
+        minus_q_ii = -r_ii / nu
+        row = (q_inside[:, None, :] @ self.inverse_rows[:, :t])[:, 0]
+        row[:, :b0] += (m[:, None, :] @ inverse_gram[draws, neighbours, :b0])[:, 0]
+        self.inverse_rows[:, t] = row / minus_q_ii[:, None]
+        self.inverse_rows[:, t, i] = -1.0 / minus_q_ii
 
     def finish(self) -> None:
         """Extend ``P`` by the block and update ``g`` of every later row.

@@ -12,13 +12,16 @@ from ..utils._validation import RANDOM_STATE, Interval
 from ._related import (
     RelatedModelsGenerator,
     default_generator,
-    draw_stack,
+    draw_clones,
     drawn_adjacency,
-    fit_clone,
+    fit_clones,
     has_unit_diagonal,
 )
 
 __all__ = ["JointGenerator", "mixing_weights"]
+
+# Entries of the components' draws held at once while sampling (128 MB).
+_CHUNK_ENTRIES = 2**24
 
 
 def mixing_weights(similarity: float, shared_share: float) -> tuple[float, float]:
@@ -174,60 +177,87 @@ class JointGenerator(RelatedModelsGenerator):
         else:
             chosen = np.argsort(keys, axis=1)[:, :n_specific]
         specific = outside[chosen]
-        class_graphs = [
-            self.shared_adjacency_ | _from_pairs(p, rows[d], cols[d]) for d in specific
-        ]
+        stack = np.zeros((self.n_classes, p, p), dtype=bool)
+        classes = np.arange(self.n_classes)[:, None]
+        stack[classes, rows[specific], cols[specific]] = True
+        stack[classes, cols[specific], rows[specific]] = True
+        specific_graphs = list(stack)
+        class_graphs = list(stack | self.shared_adjacency_)
         a, b = self.weights_
-        self.adjacency_ = np.zeros((self.n_classes, p, p), dtype=bool)
-        self.generators_, self._specific_generators = [], []
-        self._shared_generator = None
-        # Only the components with a positive weight are fitted (and drawn).
-        if a > 0:
-            self.generators_ = [fit_clone(base, g, rng) for g in class_graphs]
-            for k, (fitted, g) in enumerate(
-                zip(self.generators_, class_graphs, strict=True)
-            ):
-                self.adjacency_[k] |= drawn_adjacency(fitted, g)
         c = self.shared_fraction_
-        if b > 0 and c > 0:
-            self._shared_generator = fit_clone(base, self.shared_adjacency_, rng)
-            self.adjacency_ |= drawn_adjacency(
-                self._shared_generator, self.shared_adjacency_
-            )
+        # Only the components with a positive weight are fitted (and drawn), in
+        # the order A_1..A_K, C, B_1..B_K of their seeds.
+        graphs = class_graphs if a > 0 else []
+        has_shared = b > 0 and c > 0
+        if has_shared:
+            graphs = [*graphs, self.shared_adjacency_]
         if b > 0 and c < 1:
-            for k, g in enumerate(class_graphs):
-                specific_graph = g & ~self.shared_adjacency_
-                fitted = fit_clone(base, specific_graph, rng)
-                self._specific_generators.append(fitted)
-                self.adjacency_[k] |= drawn_adjacency(fitted, specific_graph)
+            graphs = [*graphs, *specific_graphs]
+        self._components = fit_clones(base, graphs, rng)
+        n_own = self.n_classes if a > 0 else 0
+        self._parts = (n_own, int(has_shared), len(graphs) - n_own - has_shared)
+        self.generators_ = self._components[:n_own]
+        # The truth is the graph of what was drawn (a generator may change it).
+        drawn = np.array(
+            [
+                drawn_adjacency(fitted, g)
+                for fitted, g in zip(self._components, graphs, strict=True)
+            ]
+        )
+        own, shared, specific = np.split(drawn, np.cumsum(self._parts[:2]))
+        self.adjacency_ = np.zeros((self.n_classes, p, p), dtype=bool)
+        for part in (own, shared, specific):
+            if len(part):  # one graph per class, or one shared by all
+                self.adjacency_ |= part
 
     def _sample(self, n_samples: int) -> np.ndarray:
         """Return draws of shape (n_samples, n_classes, p, p)."""
         p, n_classes = self.n_nodes_, self.n_classes
+        if self._parts[0] == len(self._components):
+            # similarity=0: the classes' own draws are the matrices.
+            draws = draw_clones(self._components, n_samples, p)
+            return np.ascontiguousarray(np.swapaxes(draws, 0, 1))
+        out = np.empty((n_samples, n_classes, p, p))
+        # Every component is drawn in one batch (batched across graphs where the
+        # generator can), a chunk of samples at a time so that the components'
+        # draws stay near 128 MB.
+        chunk = max(1, _CHUNK_ENTRIES // (len(self._components) * p * p))
+        for start in range(0, n_samples, chunk):
+            stop = min(start + chunk, n_samples)
+            draws = draw_clones(self._components, stop - start, p)
+            self._combine(draws, out[start:stop])
+        return out
+
+    def _combine(self, draws: np.ndarray, out: np.ndarray) -> None:
+        """``out[s, k] = a A_k + b c C + b (1 - c) B_k`` from the components' draws.
+
+        ``draws`` has shape (n_components, n, p, p), in fitting order; a part
+        with a zero weight (no shared or no specific edges) was neither fitted
+        nor drawn. The specific parts are scaled in place.
+        """
         a, b = self.weights_
         c = self.shared_fraction_
-        out = np.zeros((n_samples, n_classes, p, p))
-        unit = True
-        if a > 0:
-            for k, fitted in enumerate(self.generators_):
-                draws = draw_stack(fitted, n_samples, p)
-                unit &= has_unit_diagonal(draws)
-                out[:, k] = draws if a == 1.0 else a * draws
-        # A part with a zero weight (no shared or no specific edges) is neither
-        # fitted nor drawn.
-        if self._shared_generator is not None:
-            shared = draw_stack(self._shared_generator, n_samples, p)
-            unit &= has_unit_diagonal(shared)
-            out += (b * c) * shared[:, None]
-        for k, fitted in enumerate(self._specific_generators):
-            draws = draw_stack(fitted, n_samples, p)
-            unit &= has_unit_diagonal(draws)
-            out[:, k] += (b * (1.0 - c)) * draws
+        unit = has_unit_diagonal(draws)
+        own, shared, specific = np.split(draws, np.cumsum(self._parts[:2]))
+        if shared.size:
+            shared = (b * c) * shared[0]
+        if specific.size:
+            specific *= b * (1.0 - c)
+        # Class by class, so that the three terms of a class stay in cache.
+        for k in range(self.n_classes):
+            target = out[:, k]
+            if own.size:
+                np.multiply(own[k], a, out=target)
+            else:
+                target[...] = 0.0
+            if shared.size:
+                target += shared
+            if specific.size:
+                target += specific[k]
         if unit:
             # a + b (c + 1 - c) is 1 up to rounding; the promise is an exact one.
-            index = np.arange(p)
+            index = np.arange(out.shape[-1])
             out[:, :, index, index] = 1.0
-        return out
 
 
 def _from_pairs(p: int, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:

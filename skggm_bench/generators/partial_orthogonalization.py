@@ -8,7 +8,9 @@ from ..utils._validation import RANDOM_STATE
 from ._base import GraphicalModelGenerator, fast_generator
 from ._orthogonalization import (
     earlier_neighbours,
+    graphs_of_draws,
     orthogonalized_gram,
+    orthogonalized_grams,
     packed_factor_chunks,
 )
 
@@ -59,6 +61,7 @@ class PartialOrthogonalization(GraphicalModelGenerator):
     # M_iN and M_Ni are written from the same values, non-edges are never written
     # and the diagonal is set to one.
     _pattern_exact_by_construction = True
+    _fit_is_deterministic = True
 
     _parameter_constraints: dict = {
         "random_state": RANDOM_STATE,
@@ -79,6 +82,27 @@ class PartialOrthogonalization(GraphicalModelGenerator):
         return orthogonalized_gram(
             packed_factor_chunks(diagonal, lower), n_samples, self._neighbours
         )
+
+    @classmethod
+    def _sample_clones(
+        cls, generators: list[PartialOrthogonalization], n_samples: int
+    ) -> np.ndarray:
+        """Draws of fitted clones on different graphs, in one batch (see
+        :func:`~skggm_bench.generators._base.sample_fitted`)."""
+        p = generators[0].n_nodes_
+        factors = [sample_bartlett_factors(p, n_samples, g._rng) for g in generators]
+        neighbours, graph_of_draw = graphs_of_draws(
+            [g._neighbours for g in generators], n_samples
+        )
+        draws = orthogonalized_grams(
+            packed_factor_chunks(
+                np.concatenate([diagonal for diagonal, _ in factors]),
+                np.concatenate([lower for _, lower in factors]),
+            ),
+            neighbours,
+            graph_of_draw,
+        )
+        return draws.reshape(len(generators), n_samples, p, p)
 
 
 def sample_bartlett_factors(

@@ -8,7 +8,11 @@ from sklearn.utils._param_validation import StrOptions
 from ..graphs import triangulate
 from ..utils._validation import RANDOM_STATE
 from ._base import GraphicalModelGenerator, fast_generator
-from ._orthogonalization import earlier_neighbours, orthogonalized_gram
+from ._orthogonalization import (
+    earlier_neighbours,
+    graphs_of_draws,
+    orthogonalized_grams,
+)
 from .uniform_chordal import CholeskyStructure, gram_matrices
 
 __all__ = ["TriangulatedOrthogonalization"]
@@ -66,6 +70,7 @@ class TriangulatedOrthogonalization(GraphicalModelGenerator):
     # M_iN and M_Ni are written from the same values, non-edges are never written
     # and the diagonal is set to one.
     _pattern_exact_by_construction = True
+    _fit_is_deterministic = True
 
     _parameter_constraints: dict = {
         "triangulation": [StrOptions({"min_degree", "min_fill"})],
@@ -87,16 +92,52 @@ class TriangulatedOrthogonalization(GraphicalModelGenerator):
         self._neighbours = earlier_neighbours(adjacency)
 
     def _sample(self, n_samples: int, rng: np.random.RandomState) -> np.ndarray:
-        # The rows of all draws first, so that the draws for a seed do not depend
-        # on the chunking; their dense factors are then made one chunk at a time.
-        structure = self._structure
-        diagonal, values = structure.draw_rows(fast_generator(rng), (n_samples,))
+        return _orthogonalized_uniform_draws([self], n_samples, [rng])
 
-        def factor_chunk(start: int, stop: int) -> np.ndarray:
-            # The orthogonalization reads the rows only through their inner
-            # products: the node-order Cholesky factor of U U^T (a uniform draw
-            # on the triangulation) stands for U.
-            factors = structure.dense_factors(diagonal[start:stop], values[start:stop])
-            return np.linalg.cholesky(gram_matrices(factors))
+    @classmethod
+    def _sample_clones(
+        cls, generators: list[TriangulatedOrthogonalization], n_samples: int
+    ) -> np.ndarray:
+        """Draws of fitted clones on different graphs, in one batch (see
+        :func:`~skggm_bench.generators._base.sample_fitted`)."""
+        draws = _orthogonalized_uniform_draws(
+            generators, n_samples, [g._rng for g in generators]
+        )
+        p = generators[0].n_nodes_
+        return draws.reshape(len(generators), n_samples, p, p)
 
-        return orthogonalized_gram(factor_chunk, n_samples, self._neighbours)
+
+def _orthogonalized_uniform_draws(
+    generators: list[TriangulatedOrthogonalization],
+    n_samples: int,
+    rngs: list[np.random.RandomState],
+) -> np.ndarray:
+    """``n_samples`` draws of each generator, in order, each from its own stream."""
+    # The rows of all draws first, so that the draws for a seed do not depend
+    # on the chunking; their dense factors are then made one chunk at a time.
+    rows = [
+        g._structure.draw_rows(fast_generator(rng), (n_samples,))
+        for g, rng in zip(generators, rngs, strict=True)
+    ]
+
+    def factor_chunk(start: int, stop: int) -> np.ndarray:
+        # The orthogonalization reads the rows only through their inner
+        # products: the node-order Cholesky factor of U U^T (a uniform draw
+        # on the triangulation) stands for U.
+        pieces = []
+        for g in range(start // n_samples, (stop - 1) // n_samples + 1):
+            diagonal, values = rows[g]
+            first = max(start - g * n_samples, 0)
+            last = min(stop - g * n_samples, n_samples)
+            pieces.append(
+                generators[g]._structure.dense_factors(
+                    diagonal[first:last], values[first:last]
+                )
+            )
+        factors = pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
+        return np.linalg.cholesky(gram_matrices(factors))
+
+    neighbours, graph_of_draw = graphs_of_draws(
+        [g._neighbours for g in generators], n_samples
+    )
+    return orthogonalized_grams(factor_chunk, neighbours, graph_of_draw)

@@ -252,6 +252,8 @@ class UniformChordal(GraphicalModelGenerator):
     ((1000, 3, 3), 0.0)
     """
 
+    _fit_is_deterministic = True
+
     _parameter_constraints: dict = {
         "method": [StrOptions({"exact", "metropolis"})],
         "n_burn_in": [Interval(Integral, 0, None, closed="left")],

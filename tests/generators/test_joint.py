@@ -10,6 +10,7 @@ checked below miss by more than 0.1.
 import networkx as nx
 import numpy as np
 import pytest
+from sklearn.base import BaseEstimator, clone
 
 from skggm_bench.generators import (
     DiagonalDominance,
@@ -177,3 +178,75 @@ def test_mixing_weights_sum_to_one():
         for c in (0.0, 0.3, 1.0):
             a, b = mixing_weights(s, c)
             assert a >= 0 and b >= 0 and a + b == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize(
+    "base",
+    [
+        None,
+        PartialOrthogonalization(),
+        DiagonalDominance(),
+        GWishart(method="lenkoski"),
+    ],
+    ids=repr,
+)
+def test_independent_values_are_each_class_clone_s_own_draws(base):
+    """similarity=0: class k is exactly what its clone draws alone on its graph.
+
+    The joint generator draws its clones in one batch; the base law on each class
+    graph holds because each class is the same draw as the clone's own sample (up
+    to the rounding of the batched solves).
+    """
+    gen = JointGenerator(base, n_classes=3, shared_fraction=0.5, similarity=0.0)
+    draws = gen.set_params(random_state=8).fit(GRAPHS["erdos_renyi"]).sample(5)
+    for k, fitted in enumerate(gen.generators_):
+        alone = clone(fitted).fit(gen.adjacency_[k]).sample(5)
+        np.testing.assert_allclose(draws[:, k], alone, rtol=0, atol=1e-12)
+
+
+def test_draws_in_chunks_of_samples_are_fresh_and_valid(monkeypatch):
+    # Large n_samples are drawn a chunk at a time (memory): every chunk must draw
+    # afresh, keep shared values equal at similarity=1, and stay valid.
+    from skggm_bench.generators import joint
+
+    graph = GRAPHS["grid3x3"]
+    monkeypatch.setattr(joint, "_CHUNK_ENTRIES", 2 * 81 * 7)  # 2 samples a chunk
+    gen = JointGenerator(n_classes=3, shared_fraction=0.5, similarity=1.0)
+    draws = gen.set_params(random_state=5).fit(graph).sample(7)
+    assert draws.shape == (7, 3, 9, 9)
+    for k in range(3):
+        assert_valid_draws(draws[:, k], gen.adjacency_[k])
+    shared = gen.shared_adjacency_
+    np.testing.assert_array_equal(draws[:, 0][:, shared], draws[:, 2][:, shared])
+    i, j = np.argwhere(np.triu(gen.adjacency_[0], 1))[0]
+    assert np.unique(draws[:, 0, i, j]).size == 7
+
+
+class _OutsideGenerator(BaseEstimator):
+    """Not a package generator: only ``fit(graph)`` and ``sample(n)``."""
+
+    def __init__(self, random_state=None):
+        self.random_state = random_state
+
+    def fit(self, graph):
+        self.inner_ = DiagonalDominance(random_state=self.random_state).fit(graph)
+        return self
+
+    def sample(self, n_samples):
+        return self.inner_.sample(n_samples)
+
+
+@pytest.mark.parametrize("similarity", [0.0, 0.5, 1.0])
+def test_a_generator_from_outside_the_package_is_fitted_and_drawn_one_by_one(
+    similarity,
+):
+    gen = JointGenerator(
+        _OutsideGenerator(), n_classes=3, shared_fraction=0.5, similarity=similarity
+    )
+    draws = gen.set_params(random_state=2).fit(GRAPHS["grid3x3"]).sample(4)
+    for k in range(3):
+        assert_valid_draws(draws[:, k], gen.adjacency_[k])
+    if similarity == 0.0:
+        for k, fitted in enumerate(gen.generators_):
+            alone = clone(fitted).fit(gen.adjacency_[k]).sample(4)
+            np.testing.assert_array_equal(draws[:, k], alone)

@@ -35,11 +35,12 @@ from skggm_bench.generators import (
 from skggm_bench.generators._orthogonalization import (
     earlier_neighbours,
     orthogonalized_gram,
+    orthogonalized_grams,
     packed_factor_chunks,
 )
 from skggm_bench.generators.partial_orthogonalization import sample_bartlett_factors
 from skggm_bench.graphs import check_adjacency
-from tests.conftest import GRAPHS
+from tests.conftest import GRAPHS, assert_valid_draws
 
 ALPHA = 1e-3
 POWER_P_VALUE = 1e-6
@@ -157,6 +158,36 @@ def test_one_draw_at_a_time_gives_the_same_draws():
     batched = gram_of_rows(u, LARGE)
     one_by_one = gram_of_rows(u, LARGE, chunk_size=1)
     np.testing.assert_allclose(one_by_one, batched, rtol=0, atol=1e-14)
+
+
+@pytest.mark.parametrize("chunk_size", [1, 4, None])
+def test_draws_on_different_graphs_in_one_batch_reproduce_the_paper_loop(chunk_size):
+    """orthogonalized_grams: each draw on its own graph, chunks mixing graphs.
+
+    The padded neighbour sets (the row itself, with a unit pivot) must change
+    nothing: each draw is the paper's loop on its own graph, with exact zeros off
+    it. A padding that leaked (a non-zero column or pivot) would fail both.
+    """
+    graphs = [
+        LARGE,
+        check_adjacency(nx.gnp_random_graph(70, 0.1, seed=5)),
+        np.zeros((70, 70), dtype=bool),
+        check_adjacency(nx.complete_graph(70)),
+    ]
+    graph_of_draw = np.array([0, 1, 1, 2, 3, 0, 2, 1, 3, 0])
+    rng = np.random.RandomState(4)
+    u = rng.standard_normal((graph_of_draw.size, 70, 70))
+    factor = np.linalg.cholesky(u @ np.swapaxes(u, 1, 2))
+    gram = orthogonalized_grams(
+        lambda start, stop: factor[start:stop].copy(),
+        [earlier_neighbours(g) for g in graphs],
+        graph_of_draw,
+        chunk_size=chunk_size,
+    )
+    for d, g in enumerate(graph_of_draw):
+        expected = paper_loop(u[d : d + 1], graphs[g])[0]
+        np.testing.assert_allclose(gram[d], expected, atol=1e-10)
+        assert_valid_draws(gram[d : d + 1], graphs[g])
 
 
 def test_raw_draws_have_exact_zeros_unit_diagonal_and_symmetry():
