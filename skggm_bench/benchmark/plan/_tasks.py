@@ -268,13 +268,29 @@ class _CellData:
         return self.observed[data_model][:n_samples], None
 
 
+def _is_related_cell(value: Any) -> bool:
+    """A related model's drawn cell: arrays of truth, a list of row arrays."""
+    if type(value) is not RelatedCell:
+        return False
+    arrays = (value.adjacency, value.precision, value.covariance)
+    optional = (value.sparse, value.low_rank)
+    return (
+        type(value.kind) is str
+        and all(type(a) is np.ndarray for a in arrays)
+        and all(a is None or type(a) is np.ndarray for a in optional)
+        and type(value.rows) is list
+        and all(type(a) is np.ndarray for a in value.rows)
+        and type(value.signal) is dict
+    )
+
+
 class _Server(Server):
     """What a worker's fork server does: draw cells, fit and score learners."""
 
     min_kept = _CACHED_CELLS
     max_kept_bytes = _CACHED_BYTES
     keeping = frozenset({"prepare"})  # a fit's child never changes the kept cells
-    plain_types = (Cell, _CellData)
+    plain_types = (Cell, _CellData, RelatedCell)
 
     def __init__(self, spec: Spec) -> None:
         super().__init__()
@@ -322,6 +338,7 @@ class _Server(Server):
             and type(value.observed) is dict
             and all(type(a) is np.ndarray for a in value.observed.values())
             and type(value.hashes) is dict
+            and (value.related is None or _is_related_cell(value.related))
         )
 
     def size(self, value: _CellData) -> int:
