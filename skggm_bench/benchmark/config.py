@@ -362,8 +362,9 @@ PRESETS: dict[str, dict[str, Any]] = {
     # scikit-learn's GraphicalLassoCV and the R methods (huge, qgraph, BDgraph,
     # GGMncv) side by side. The R learners are optional: on a machine without R,
     # rpy2 or one of the packages they are left out, with one line saying which
-    # and why. Sized to take a few minutes on 2 cores; docs/learners.md shows the
-    # result.
+    # and why. Five repeats, the fewest whose bootstrap intervals the findings
+    # take at face value (analysis/_ranking.py's MIN_REPEATS); sized to take a
+    # few minutes on 2 cores; docs/learners.md shows the result.
     "field": {
         "description": "The project's learners, scikit-learn's GraphicalLassoCV and "
         "R's reference methods (huge with StARS, RIC and EBIC; qgraph's "
@@ -372,7 +373,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "n_features": 30,
         "densities": [0.1],
         "n_samples": [50, 200],
-        "n_repeats": 3,
+        "n_repeats": 5,
         "model": "concentration",
         "metrics": list(DEFAULT_METRICS),
         "random_state": 0,

@@ -41,8 +41,9 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import StrOptions
 
+from ..utils._validation import Interval
 from ._utils import validate_samples
 
 __all__ = [

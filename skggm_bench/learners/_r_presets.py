@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from numbers import Integral, Real
 
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import StrOptions
 
+from ..utils._validation import Interval
 from ._r import RLearner
 
 __all__ = ["RJGL", "RBDgraph", "REBICGlasso", "RGGMncv", "RGlasso", "RHuge"]
