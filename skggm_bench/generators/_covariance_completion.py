@@ -122,14 +122,20 @@ def _complete(
     index = np.arange(n_samples)
     done = np.zeros(n_samples, dtype=bool)
     rows = sigma.transpose(1, 0, 2).copy()  # a copy even when n = 1
-    x = rows[first, :, second].T  # the entries off the graph, (n, n_off)
+    # The entries off the graph, (n, n_off), C-contiguous: every draw's row has the
+    # same layout whatever the batch, so its inner products round alike.
+    x = np.ascontiguousarray(rows[first, :, second].T)
     history_g = np.zeros((n_samples, memory, first.size))
     history_f = np.zeros((n_samples, memory, first.size))
     gram = np.zeros((n_samples, memory, memory))
+    # dG^T g and g^T g of the last step, from which the next step's new row of
+    # dG^T dG follows without another pass over the history.
+    products = np.zeros((n_samples, memory))
+    norms = np.zeros(n_samples)
     previous_g = previous_f = None
     for sweep in range(1, max_iter + 1):
         _sweep(rows, neighbours, targets)
-        f = rows[first, :, second].T
+        f = np.ascontiguousarray(rows[first, :, second].T)
         g = f - x
         change = np.abs(g).max(axis=1, initial=0.0)
         if memory and not np.all(np.isfinite(change)):
@@ -144,17 +150,22 @@ def _complete(
             rows = np.ascontiguousarray(rows[:, keep])
             index, done, x, f, g = (a[keep] for a in (index, done, x, f, g))
             history_g, history_f, gram = (a[keep] for a in (history_g, history_f, gram))
+            products, norms = products[keep], norms[keep]
             if previous_g is not None:
                 previous_g, previous_f = previous_g[keep], previous_f[keep]
             targets = [target[index] for target in all_targets]
         if memory and previous_g is not None:
             x = _anderson_step(
-                sweep, g, f, previous_g, previous_f, history_g, history_f, gram
+                sweep,
+                (g, f, previous_g, previous_f),
+                (history_g, history_f, gram, products, norms),
             )
             rows[first, :, second] = x.T
             rows[second, :, first] = x.T
         else:
             x = f  # rows hold F(x) already
+            if memory:
+                norms = np.einsum("nl,nl->n", g, g)
         previous_g, previous_f = g, f
     raise RuntimeError(
         f"covariance completion did not converge for {np.sum(~done)} of "
@@ -165,33 +176,42 @@ def _complete(
 
 def _anderson_step(
     sweep: int,
-    g: np.ndarray,
-    f: np.ndarray,
-    previous_g: np.ndarray,
-    previous_f: np.ndarray,
-    history_g: np.ndarray,
-    history_f: np.ndarray,
-    gram: np.ndarray,
+    iterates: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    state: tuple[np.ndarray, ...],
 ) -> np.ndarray:
-    """Next iterate ``F(x) - dF gamma``; updates the histories in place."""
+    """Next iterate ``F(x) - dF gamma``; updates the state in place.
+
+    ``iterates`` are ``g``, ``f`` and their previous values; ``state`` the histories
+    ``dG``, ``dF``, ``dG^T dG`` and last step's ``dG^T g`` and ``g^T g``.
+    """
+    g, f, previous_g, previous_f = iterates
+    history_g, history_f, gram, products, norms = state
     memory = history_g.shape[1]
     slot = (sweep - 2) % memory
     np.subtract(g, previous_g, out=history_g[:, slot])
     np.subtract(f, previous_f, out=history_f[:, slot])
-    # Only the new difference's inner products change in dG^T dG.
-    products = (history_g @ history_g[:, slot, :, None])[:, :, 0]
-    gram[:, slot, :] = products
-    gram[:, :, slot] = products
+    # One pass over the history gives the right-hand side dG^T g; the new
+    # difference's inner products with the others are then dG_k^T g - dG_k^T g_prev
+    # (the latter from the last step), and its own is |g|^2 - 2 g^T g_prev + |g_prev|^2.
+    rhs = (history_g @ g[:, :, None])[:, :, 0]
+    norm = np.einsum("nl,nl->n", g, g)
+    new_row = rhs - products
+    new_row[:, slot] = norm - 2.0 * np.einsum("nl,nl->n", g, previous_g) + norms
+    gram[:, slot, :] = new_row
+    gram[:, :, slot] = new_row
     # Restart where the residual grew: gamma = 0, a plain sweep.
-    grew = np.einsum("nl,nl->n", g, g) > np.einsum("nl,nl->n", previous_g, previous_g)
+    grew = norm > norms
     if grew.any():
         history_g[grew] = 0.0
         history_f[grew] = 0.0
         gram[grew] = 0.0
+        rhs[grew] = 0.0
+    products[...] = rhs
+    norms[...] = norm
     # Tikhonov term relative to the scale of dG: collinear differences then give a
     # bounded gamma instead of a singular system; empty histories give gamma = 0.
     ridge = 1e-10 * np.trace(gram, axis1=1, axis2=2) + np.finfo(float).tiny
     system = gram + ridge[:, None, None] * np.eye(memory)
-    gamma = np.linalg.solve(system, history_g @ g[:, :, None])
+    gamma = np.linalg.solve(system, rhs[:, :, None])
     step = np.matmul(np.swapaxes(gamma, 1, 2), history_f)[:, 0, :]
     return np.subtract(f, step, out=step)

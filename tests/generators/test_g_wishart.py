@@ -431,7 +431,7 @@ def test_completion_falls_back_to_plain_sweeps_when_extrapolation_breaks(
     monkeypatch.setattr(
         _covariance_completion,
         "_anderson_step",
-        lambda *args: np.full_like(args[2], np.nan),
+        lambda sweep, iterates, state: np.full_like(iterates[1], np.nan),
     )
     W, _ = complete_covariance(sigma, neighbours, 1e-12, 1000)
     np.testing.assert_array_equal(W, expected)
