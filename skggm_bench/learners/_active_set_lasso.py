@@ -42,6 +42,8 @@ finished by the closed form.
 
 import numpy as np
 from scipy import sparse
+from scipy.linalg.lapack import dgesv as _gesv
+from scipy.linalg.lapack import dposv as _posv
 from sklearn import config_context
 from sklearn.linear_model import lasso_path
 
@@ -101,36 +103,42 @@ def _allowed_predictors(R: np.ndarray) -> np.ndarray:
 
 
 def _solve_active(R, nodes, active, signs):
-    """``u = R_AA^-1 q_A`` and ``v = R_AA^-1 s_A`` for each node, in one batch.
+    """``u = R_AA^-1 q_A`` and ``v = R_AA^-1 s_A`` for each node.
 
-    Active sets of different sizes are padded with identity rows to the largest.
+    One LAPACK call per node on its own active block: gathering the blocks
+    row by row and solving each costs a third of one batched solve of blocks
+    padded to the largest (measured at p = 1000, 150 active: the batched
+    gather alone took twice the whole loop). The block is a principal
+    submatrix of a correlation matrix: Cholesky (``posv``) where it is
+    positive definite to working precision, LU (``gesv``) where not.
 
     Returns
     -------
     u, v : ndarray of shape (n_features, len(nodes))
-        Zero outside each node's active set.
+        Zero outside each node's active set; NaN for a node whose block is
+        exactly singular.
     """
     n_features, n_nodes = active.shape
-    node_of, variable = np.nonzero(active.T)  # grouped by node, in variable order
-    counts = np.bincount(node_of, minlength=n_nodes)
-    width = max(int(counts.max(initial=0)), 1)
-    slot = np.arange(node_of.size) - (np.cumsum(counts) - counts)[node_of]
-    index = np.zeros((n_nodes, width), dtype=np.intp)
-    index[node_of, slot] = variable
-    valid = np.zeros((n_nodes, width), dtype=bool)
-    valid[node_of, slot] = True
-    gram = R[index[:, :, None], index[:, None, :]]
-    gram *= valid[:, :, None] & valid[:, None, :]
-    padded_node, padded_slot = np.nonzero(~valid)
-    gram[padded_node, padded_slot, padded_slot] = 1.0
-    rhs = np.zeros((n_nodes, width, 2))
-    rhs[node_of, slot, 0] = R[variable, np.asarray(nodes)[node_of]]
-    rhs[node_of, slot, 1] = signs[variable, node_of]
-    solution = np.linalg.solve(gram, rhs)  # (nodes, width, 2)
     u = np.zeros((n_features, n_nodes))
     v = np.zeros((n_features, n_nodes))
-    u[variable, node_of] = solution[node_of, slot, 0]
-    v[variable, node_of] = solution[node_of, slot, 1]
+    rhs = np.empty((n_features, 2))
+    for position, node in enumerate(nodes):
+        variables = np.flatnonzero(active[:, position])
+        if variables.size == 0:
+            continue
+        block = R[variables][:, variables]
+        k = variables.size
+        rhs[:k, 0] = R[variables, node]
+        rhs[:k, 1] = signs[variables, position]
+        _, solution, info = _posv(block, rhs[:k], overwrite_a=True)
+        if info != 0:
+            block = R[variables][:, variables]
+            _, _, solution, info = _gesv(block, rhs[:k], overwrite_a=True)
+        if info != 0:
+            u[:, position] = v[:, position] = np.nan
+            continue
+        u[variables, position] = solution[:, 0]
+        v[variables, position] = solution[:, 1]
     return u, v
 
 
@@ -234,10 +242,9 @@ def _active_set_iterations(R, allowed, nodes, penalty, W, scaled, max_active, ma
         if pending.size == 0:
             break
         columns = nodes[pending]
-        try:
-            u, v = _solve_active(R, columns, active, signs)
-        except np.linalg.LinAlgError:
-            break  # an exactly singular active block: another method decides
+        # A node with an exactly singular active block gets NaN and leaves
+        # unsettled below: another method decides.
+        u, v = _solve_active(R, columns, active, signs)
         lam = penalty[pending]
         if scaled:
             numerator = 1.0 - np.sum(R[:, columns] * u, axis=0)
