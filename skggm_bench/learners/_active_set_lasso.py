@@ -65,6 +65,8 @@ _EVENT_RTOL = 1e-10
 # Largest p^2 k (k nodes) of R @ W computed as a dense product: about a
 # millisecond, the time to build a sparse array of W and some.
 _DENSE_PRODUCT_SIZE = 2_000_000
+# Time per multiply-add of the sparse product relative to a dense one (BLAS).
+_SPARSE_SLOWDOWN = 3
 # Fewest variables a node may add to its active set in one iteration (see
 # _limit_entering).
 _MIN_ENTERING = 10
@@ -162,13 +164,56 @@ def _limit_entering(active, excess, current):
     active[:, over] &= ~entering[:, over] | (ranked >= cutoff)
 
 
-def _active_set_iterations(R, allowed, nodes, penalty, W, scaled, max_active, max_iter):
+class _Segments:
+    """The last solve of each node: active set, signs, ``u`` and ``v``.
+
+    ``u - lam v`` is the lasso solution at every ``lam`` for which these active
+    set and signs satisfy the optimality conditions (a segment of the path).
+    Along a path most nodes change their active set only every few penalties:
+    a start on the segment is then already exact and settles without a solve,
+    and elsewhere it predicts the next active set better than the previous
+    solution does.
+    """
+
+    def __init__(self, n_features: int):
+        self.known = np.zeros(n_features, dtype=bool)
+        self.active = np.zeros((n_features, n_features), dtype=bool)
+        self.signs = np.zeros((n_features, n_features))
+        self.u = np.zeros((n_features, n_features))
+        self.v = np.zeros((n_features, n_features))
+
+
+def _gram_product(R, Z, W):
+    """``R @ W`` by the cheapest of three routes.
+
+    Dense, ``p^2 k`` operations; through ``Z`` (``R = Z'Z / n``), ``2 n p k``,
+    cheaper when ``n < p / 2``; or through the sparse coefficients, ``nnz p``
+    at about a third of the speed of a dense product (measured at p = 1000),
+    plus the cost of building the sparse array, which a small product does not
+    repay.
+    """
+    n_samples, n_features = Z.shape
+    dense = n_features * W.size
+    through_data = 2 * n_samples * W.size
+    if min(dense, through_data) <= _DENSE_PRODUCT_SIZE:
+        return R @ W if dense <= through_data else Z.T @ (Z @ W) / n_samples
+    through_sparse = _SPARSE_SLOWDOWN * n_features * np.count_nonzero(W)
+    if through_sparse < min(dense, through_data):
+        return np.asarray((sparse.csr_array(W.T) @ R).T)
+    return R @ W if dense <= through_data else Z.T @ (Z @ W) / n_samples
+
+
+def _active_set_iterations(
+    R, Z, allowed, nodes, penalty, W, scaled, max_active, max_iter, segments=None
+):
     """Run the active-set iteration for ``nodes`` from their columns of ``W``.
 
     Parameters
     ----------
     R : ndarray of shape (p, p)
         Correlation matrix (unit diagonal, zero rows for constant columns).
+    Z : ndarray of shape (n, p)
+        The data behind it, ``R = Z'Z / n``.
     allowed : ndarray of shape (p, p), bool
         Which variable may enter which node (column).
     nodes : ndarray of shape (k,), int
@@ -186,6 +231,9 @@ def _active_set_iterations(R, allowed, nodes, penalty, W, scaled, max_active, ma
     max_iter : int or ndarray of shape (k,)
         Iterations (linear solves) before a node still moving counts as failed,
         for all nodes or each.
+    segments : _Segments or None
+        Lasso only: nodes with a known segment start on it instead of at
+        ``W``, and every solve is recorded there.
 
     Returns
     -------
@@ -199,6 +247,15 @@ def _active_set_iterations(R, allowed, nodes, penalty, W, scaled, max_active, ma
     solved = np.zeros(nodes.size, dtype=bool)
     used_active = np.zeros((R.shape[0], nodes.size), dtype=bool)
     used_signs = np.zeros((R.shape[0], nodes.size))
+    if segments is not None:
+        # A start on a segment is the solve of its active set and signs at
+        # this penalty, exactly as a solve would give it.
+        known = np.flatnonzero(segments.known[nodes])
+        columns = nodes[known]
+        W[:, columns] = segments.u[:, columns] - penalty[known] * segments.v[:, columns]
+        solved[known] = True
+        used_active[:, known] = segments.active[:, columns]
+        used_signs[:, known] = segments.signs[:, columns]
     pending = np.arange(nodes.size)  # positions in ``nodes``
     # The next iterate is a function of the active set and signs, so a node
     # that returns to an earlier one cycles for ever: it fails at once. States
@@ -211,13 +268,7 @@ def _active_set_iterations(R, allowed, nodes, penalty, W, scaled, max_active, ma
     for iteration in range(iterations + 1):
         columns = nodes[pending]
         Wp = W[:, columns]
-        # R @ Wp through the sparse coefficients (nnz * p operations, not p^2 k)
-        # where the dense product is costly; building the sparse array costs
-        # more than a small dense product.
-        if Wp.size * R.shape[0] > _DENSE_PRODUCT_SIZE:
-            RW = np.asarray((sparse.csr_array(Wp.T) @ R).T)
-        else:
-            RW = R @ Wp
+        RW = _gram_product(R, Z, Wp)
         q = R[:, columns]
         threshold = penalty[pending]
         if scaled:
@@ -262,6 +313,13 @@ def _active_set_iterations(R, allowed, nodes, penalty, W, scaled, max_active, ma
         used_active[:, pending] = active[:, finite]
         used_signs[:, pending] = signs[:, finite]
         visited[iteration, pending] = state[keep][finite]
+        if segments is not None:
+            columns = nodes[pending]
+            segments.known[columns] = True
+            segments.active[:, columns] = active[:, finite]
+            segments.signs[:, columns] = signs[:, finite]
+            segments.u[:, columns] = u[:, finite]
+            segments.v[:, columns] = v[:, finite]
     return settled
 
 
@@ -380,10 +438,20 @@ class _Problem:
         # A unique lasso solution has at most rank(centred data) variables; a
         # larger tentative active set is singular.
         self.max_active = max(min(n_samples - 1, n_features - 1), 0)
+        self.segments = _Segments(n_features)
 
     def iterate(self, nodes, penalty, W, scaled, max_iter=_MAX_ITER):
         return _active_set_iterations(
-            self.R, self.allowed, nodes, penalty, W, scaled, self.max_active, max_iter
+            self.R,
+            self.Z,
+            self.allowed,
+            nodes,
+            penalty,
+            W,
+            scaled,
+            self.max_active,
+            max_iter,
+            None if scaled else self.segments,
         )
 
     def residual_scale(self, W, nodes):
@@ -437,6 +505,9 @@ class _Problem:
         iteration; coordinate descent, finished by the iteration, where either
         fails.
         """
+        # The iterations below start from the homotopy's (or coordinate
+        # descent's) result, not from a segment of a failed iterate.
+        self.segments.known[nodes] = False
         for node in nodes:
             # The homotopy runs down the path, from an exact solution.
             exact = np.isfinite(reached[node]) and reached[node] >= goal[node]
@@ -461,6 +532,7 @@ class _Problem:
                 self.Z, self.allowed, node, goal[node], approximate[:, position]
             )
             approximate[:, position] = W[:, node]
+            self.segments.known[node] = False
             if not self.iterate(
                 np.array([node]), np.array([goal[node]]), W, scaled=False
             )[0]:
