@@ -62,11 +62,12 @@ _SHORT_STEP_MAX_ITER = 6
 # relative tolerance within which an event above the current penalty is a tie.
 _MAX_EVENTS_PER_FEATURE = 10
 _EVENT_RTOL = 1e-10
-# Largest p^2 k (k nodes) of R @ W computed as a dense product: about a
-# millisecond, the time to build a sparse array of W and some.
+# Largest cost (multiply-adds) of R @ W (k nodes) computed densely without
+# considering the sparse route: about a millisecond, the time to build a
+# sparse array of W and some.
 _DENSE_PRODUCT_SIZE = 2_000_000
 # Time per multiply-add of the sparse product relative to a dense one (BLAS).
-_SPARSE_SLOWDOWN = 3
+_SPARSE_SLOWDOWN = 4
 # Fewest variables a node may add to its active set in one iteration (see
 # _limit_entering).
 _MIN_ENTERING = 10
@@ -165,7 +166,7 @@ def _limit_entering(active, excess, current):
 
 
 class _Segments:
-    """The last solve of each node: active set, signs, ``u`` and ``v``.
+    """The last solve of each node: signs (0 off the active set), ``u`` and ``v``.
 
     ``u - lam v`` is the lasso solution at every ``lam`` for which these active
     set and signs satisfy the optimality conditions (a segment of the path).
@@ -177,8 +178,7 @@ class _Segments:
 
     def __init__(self, n_features: int):
         self.known = np.zeros(n_features, dtype=bool)
-        self.active = np.zeros((n_features, n_features), dtype=bool)
-        self.signs = np.zeros((n_features, n_features))
+        self.signs = np.zeros((n_features, n_features), dtype=np.int8)
         self.u = np.zeros((n_features, n_features))
         self.v = np.zeros((n_features, n_features))
 
@@ -242,11 +242,11 @@ def _active_set_iterations(
         The others hold the last iterate.
     """
     settled = np.zeros(nodes.size, dtype=bool)
-    # The active set and signs that produced each column at this penalty; the
-    # start came from another penalty, so no column matches before one solve.
+    # The signs (0 off the active set) that produced each column at this
+    # penalty; the start came from another penalty, so no column matches
+    # before one solve.
     solved = np.zeros(nodes.size, dtype=bool)
-    used_active = np.zeros((R.shape[0], nodes.size), dtype=bool)
-    used_signs = np.zeros((R.shape[0], nodes.size))
+    used_signs = np.zeros((R.shape[0], nodes.size), dtype=np.int8)
     if segments is not None:
         # A start on a segment is the solve of its active set and signs at
         # this penalty, exactly as a solve would give it.
@@ -254,7 +254,6 @@ def _active_set_iterations(
         columns = nodes[known]
         W[:, columns] = segments.u[:, columns] - penalty[known] * segments.v[:, columns]
         solved[known] = True
-        used_active[:, known] = segments.active[:, columns]
         used_signs[:, known] = segments.signs[:, columns]
     pending = np.arange(nodes.size)  # positions in ``nodes``
     # The next iterate is a function of the active set and signs, so a node
@@ -278,12 +277,10 @@ def _active_set_iterations(
         excess = np.abs(moved) - threshold
         active = (excess > 0) & allowed[:, columns]
         _limit_entering(active, excess, Wp != 0)
-        signs = np.where(active, np.sign(moved), 0.0)
-        same = (
-            solved[pending]
-            & np.all(active == used_active[:, pending], axis=0)
-            & np.all(signs == used_signs[:, pending], axis=0)
-        )
+        # Non-zero exactly on the active set (|moved| > threshold >= 0 there).
+        signs = np.sign(moved, where=active, out=np.zeros_like(moved))
+        signs = signs.astype(np.int8)
+        same = solved[pending] & np.all(signs == used_signs[:, pending], axis=0)
         settled[pending[same]] = True
         state = projection @ signs
         cycling = np.any(visited[:iteration, pending] == state, axis=0)
@@ -310,13 +307,11 @@ def _active_set_iterations(
         pending = pending[finite]
         W[:, nodes[pending]] = update[:, finite]
         solved[pending] = True
-        used_active[:, pending] = active[:, finite]
         used_signs[:, pending] = signs[:, finite]
         visited[iteration, pending] = state[keep][finite]
         if segments is not None:
             columns = nodes[pending]
             segments.known[columns] = True
-            segments.active[:, columns] = active[:, finite]
             segments.signs[:, columns] = signs[:, finite]
             segments.u[:, columns] = u[:, finite]
             segments.v[:, columns] = v[:, finite]
