@@ -67,7 +67,7 @@ _EVENT_RTOL = 1e-10
 # sparse array of W and some.
 _DENSE_PRODUCT_SIZE = 2_000_000
 # Time per multiply-add of the sparse product relative to a dense one (BLAS).
-_SPARSE_SLOWDOWN = 4
+_SPARSE_SLOWDOWN = 8
 # Fewest variables a node may add to its active set in one iteration (see
 # _limit_entering).
 _MIN_ENTERING = 10
@@ -195,7 +195,8 @@ def _gram_product(R, Z, W):
 
     Dense, ``p^2 k`` operations; through ``Z`` (``R = Z'Z / n``), ``2 n p k``,
     cheaper when ``n < p / 2``; or through the sparse coefficients, ``nnz p``
-    at about a third of the speed of a dense product (measured at p = 1000),
+    at about an eighth of the speed of a dense product (measured at p = 400
+    and 1000),
     plus the cost of building the sparse array, which a small product does not
     repay.
     """
