@@ -16,6 +16,7 @@ from skggm_bench.learners import (
     ThresholdedCorrelation,
 )
 from skggm_bench.learners._active_set_lasso import (
+    _gram_product,
     _homotopy,
     _Problem,
     nodewise_lasso_path,
@@ -141,6 +142,49 @@ def test_homotopy_follows_the_exact_path_on_strongly_correlated_data(n, p):
             np.testing.assert_allclose(coef[others], reference.coef_, atol=1e-9)
             np.testing.assert_allclose(path[k, node], coef, atol=1e-9)
             assert coef[node] == 0.0
+
+
+@pytest.mark.parametrize(("n", "p"), [(200, 40), (20, 60)])
+def test_fine_path_is_exact_at_every_penalty(n, p):
+    """huge's default path shape (30 penalties down to a tenth of the largest):
+    nodes start each penalty on the segment of their last solve and many settle
+    there without a solve. Every solution satisfies the lasso optimality
+    conditions and equals the one solved at that penalty alone."""
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((n, p))
+    X[:, 1:] += 0.6 * X[:, :-1]
+    Z, _ = standardize_columns(X)
+    R = Z.T @ Z / n
+    top = np.abs(R - np.eye(p)).max()
+    penalties = np.geomspace(top, top / 10, 30)
+    path = nodewise_lasso_path(Z, penalties)
+    assert np.count_nonzero(path[-1]) > 2 * p  # the path does get dense
+    for k in (3, 14, 29):
+        alpha = penalties[k]
+        W = path[k].T
+        residual = R - R @ W
+        np.fill_diagonal(residual, 0.0)
+        violation = np.where(
+            W != 0,
+            np.abs(residual - alpha * np.sign(W)),
+            np.maximum(np.abs(residual) - alpha, 0.0),
+        )
+        assert violation.max() < 1e-9
+        alone = nodewise_lasso_path(Z, [alpha])[0]
+        np.testing.assert_array_equal(alone != 0, path[k] != 0)
+        np.testing.assert_allclose(alone, path[k], atol=1e-10)
+
+
+@pytest.mark.parametrize(
+    ("n", "p", "density"), [(50, 30, 0.3), (50, 400, 0.5), (500, 400, 0.01)]
+)
+def test_gram_product_routes_agree(n, p, density):
+    """Dense, through the data and through the sparse coefficients: R @ W."""
+    rng = np.random.default_rng(8)
+    Z = rng.standard_normal((n, p))
+    R = Z.T @ Z / n
+    W = rng.standard_normal((p, p)) * (rng.random((p, p)) < density)
+    np.testing.assert_allclose(_gram_product(R, Z, W), R @ W, atol=1e-12)
 
 
 def test_nodewise_lasso_is_optimal_with_duplicated_columns():
