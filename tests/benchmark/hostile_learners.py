@@ -91,6 +91,13 @@ class Probe(BaseEstimator):
         return self
 
 
+def killed_templates_file(tag):
+    """Where a ``Leaver("kill_template", tag)`` writes the pids it killed."""
+    import tempfile
+
+    return os.path.join(tempfile.gettempdir(), f"skggm-test-killed-{tag}")
+
+
 class Leaver(BaseEstimator):
     """Fits well, but leaves something running as ``kind`` says.
 
@@ -112,6 +119,9 @@ class Leaver(BaseEstimator):
                 start_new_session=kind in ("new_session", "kill_template"),
             )
         if kind == "kill_template":  # its parent, the fork server's template
+            # Which template it killed, for the test to find what it left.
+            with open(killed_templates_file(self.tag), "a") as killed:
+                killed.write(f"{os.getppid()}\n")
             os.kill(os.getppid(), signal.SIGKILL)
             time.sleep(600)
         elif kind == "thread":

@@ -21,7 +21,14 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from hostile_learners import Leaver, Poisoner, Probe, StackWalker, StoreAttacker
+from hostile_learners import (
+    Leaver,
+    Poisoner,
+    Probe,
+    StackWalker,
+    StoreAttacker,
+    killed_templates_file,
+)
 from sklearn.covariance import GraphicalLasso, LedoitWolf
 
 from skggm_bench.benchmark import Benchmark
@@ -298,12 +305,32 @@ def test_nothing_a_learner_starts_outlives_the_run(n_jobs, backend, forked_child
     ("n_jobs", "backend"), [(1, "loky"), (2, "loky"), (2, "threading")]
 )
 def test_nothing_outlives_a_learner_that_kills_its_template(n_jobs, backend):
+    check_nothing_outlives_a_template_killer(n_jobs, backend)
+
+
+def test_nothing_outlives_a_learner_that_kills_its_template_on_dask():
+    distributed = pytest.importorskip("distributed", reason="needs dask[distributed]")
+    with (
+        distributed.LocalCluster(
+            n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster),
+    ):
+        check_nothing_outlives_a_template_killer(2, "dask")
+
+
+def fit_workdirs(template_pid):
+    """The glob of the working directories of a template's fits (run/_isolation.py
+    names them after their template's pid)."""
+    return f"skggm-bench-fit-{template_pid}-*"
+
+
+def check_nothing_outlives_a_template_killer(n_jobs, backend):
     # The learner starts a process in a session of its own, then kills its
     # parent (the fork server's template): the worker, a subreaper, inherits what
     # is left and ends it; the row names the fit as crashed, not the draw.
     tag = f"600.{uuid.uuid4().int % 10**9}"
     learners = {"a_killer": Leaver("kill_template", tag), "lw": LedoitWolf()}
-    workdirs = set(Path(tempfile.gettempdir()).glob("skggm-bench-fit-*"))
     frame = study(learners, n_jobs, backend, n_repeats=2).run().frame
     returned = time.monotonic()
     killer = frame[frame.learner == "a_killer"]
@@ -315,8 +342,16 @@ def test_nothing_outlives_a_learner_that_kills_its_template(n_jobs, backend):
     assert (frame[frame.learner == "lw"].status == "ok").all()
     time.sleep(max(0.0, returned + 5 - time.monotonic()))
     assert processes_with(tag) == []
-    # Nor the working directories of the fits the killed templates ran.
-    assert set(Path(tempfile.gettempdir()).glob("skggm-bench-fit-*")) <= workdirs
+    # Nor the working directories of the fits the killed templates ran (found by
+    # the templates' pids: other runs on the machine have directories of theirs).
+    killed = Path(killed_templates_file(tag))
+    pids = killed.read_text().split()
+    killed.unlink()
+    assert len(pids) == 2, pids
+    left = [
+        d for pid in pids for d in Path(tempfile.gettempdir()).glob(fit_workdirs(pid))
+    ]
+    assert left == []
 
 
 @pytest.mark.parametrize("backend", ["loky", "threading"])

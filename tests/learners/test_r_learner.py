@@ -257,6 +257,31 @@ def test_blas_threads_limit_the_fit_and_are_restored():
 
 
 @needs_r
+def test_blas_threads_reach_rs_own_blas():
+    # R linked against a threaded BLAS (OpenBLAS here) shows up in threadpoolctl
+    # as a library of its own, beside numpy's: the limit must reach it.
+    from threadpoolctl import threadpool_info
+
+    from skggm_bench.learners._r import _blas_limits
+
+    RLearner().fit(data())
+    r_blas = {
+        p["filepath"]
+        for p in threadpool_info()
+        if p["user_api"] == "blas" and "site-packages" not in p["filepath"]
+    }
+    if not r_blas:
+        pytest.skip("R's BLAS here is the reference BLAS: it has no threads")
+    with _blas_limits(1):
+        limited = {
+            p["filepath"]: p["num_threads"]
+            for p in threadpool_info()
+            if p["filepath"] in r_blas
+        }
+    assert limited and set(limited.values()) == {1}, limited
+
+
+@needs_r
 def test_check_estimator():
     check_estimator(RLearner())
 

@@ -88,10 +88,13 @@ _SELECTION_NOTE = (
     "density of the true graph), not how it ranks the pairs: compare it by "
     "roc_auc or average_precision."
 )
+# The critical-difference lists mark learners by their fits over the whole grid
+# (the selection summary), not by the group the row is about: the note says so.
 _SELECTION_LIST_NOTE = (
     "[every pair] after a name: the learner selected every pair in its successful "
-    "fits ([every pair 3/6]: in 3 of its 6), [no pair]: none; its edge metrics then "
-    "describe that threshold, not how it ranks the pairs."
+    "fits over the whole grid ([every pair 3/6]: in 3 of its 6, all generators "
+    "together), [no pair]: none; its edge metrics then describe that threshold, not "
+    "how it ranks the pairs."
 )
 
 
