@@ -315,11 +315,25 @@ def _session() -> dict[str, Any]:
         import rpy2.rinterface as ri
         from rpy2.rinterface_lib import callbacks
 
-        with warnings.catch_warnings():
-            # rpy2 says which environment variables R's start-up script sets
-            # (R_HOME, LD_LIBRARY_PATH, ...): nothing to act on.
-            warnings.simplefilter("ignore", UserWarning)
-            ri.initr()
+        # rpy2 prepends R's library folders to LD_LIBRARY_PATH before starting
+        # R, too late for this process (its loader has run) but inherited by
+        # every process it starts later: among them /usr/lib/<arch> (Debian's
+        # R), where a distribution's libpython is found before the running
+        # interpreter's own (its RUNPATH loses to LD_LIBRARY_PATH), so that a
+        # later Python child ran on another patch release's runtime (3.11.2
+        # under 3.11.7 here) and failed in its standard library. It is put back.
+        library_path = os.environ.get("LD_LIBRARY_PATH")
+        try:
+            with warnings.catch_warnings():
+                # rpy2 says which environment variables R's start-up script
+                # sets (R_HOME, LD_LIBRARY_PATH, ...): nothing to act on.
+                warnings.simplefilter("ignore", UserWarning)
+                ri.initr()
+        finally:
+            if library_path is None:
+                os.environ.pop("LD_LIBRARY_PATH", None)
+            else:
+                os.environ["LD_LIBRARY_PATH"] = library_path
         # R's console output (progress messages, the error R prints before it
         # unwinds) stays out of the harness's terminal; errors and warnings come
         # back through the caller instead.

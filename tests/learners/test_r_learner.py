@@ -257,6 +257,25 @@ def test_blas_threads_limit_the_fit_and_are_restored():
 
 
 @needs_r
+def test_starting_r_leaves_the_environment_of_later_processes_alone():
+    # rpy2 prepends R's library folders to LD_LIBRARY_PATH; Python children
+    # started afterwards then loaded the distribution's libpython instead of
+    # this interpreter's (another patch release: a broken standard library).
+    before = os.environ.get("LD_LIBRARY_PATH")
+    RLearner().fit(data())
+    assert os.environ.get("LD_LIBRARY_PATH") == before
+    r_home = os.environ["R_HOME"]  # set by rpy2, harmless
+    assert r_home not in (os.environ.get("LD_LIBRARY_PATH") or "")
+    child = subprocess.run(
+        [sys.executable, "-c", "import sys; print(sys.version)"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert child.stdout.strip() == sys.version
+
+
+@needs_r
 def test_blas_threads_reach_rs_own_blas():
     # R linked against a threaded BLAS (OpenBLAS here) shows up in threadpoolctl
     # as a library of its own, beside numpy's: the limit must reach it.
