@@ -39,6 +39,7 @@ from ...datasets._pipeline import (
     draw_model,
     observe,
 )
+from ...learners._utils import validate_samples
 from ...metrics import GroundTruth, score_learner
 from ...utils._validation import constant_columns, constant_columns_message
 from ..results._messages import normalise_message, ok_message
@@ -234,13 +235,19 @@ def seed_estimator(estimator: Any, seed: int) -> None:
 
 
 class _Toy(BaseEstimator):
-    """The learner of the warm-up: its estimate is its input, as a covariance."""
+    """The learner of the warm-up: its estimate is its input, as a covariance.
+
+    Its input goes through scikit-learn's validation, as every learner's does:
+    the first call in a process fills caches of the libraries (narwhals looks
+    for its plugins among the installed packages' entry points, some 5 ms),
+    which each fit's child then inherits instead of filling again.
+    """
 
     def __init__(self, random_state=None):
         self.random_state = random_state
 
     def fit(self, X, y=None):
-        self.covariance_ = np.array(X)
+        self.covariance_ = validate_samples(self, X)
         self.precision_ = np.linalg.inv(self.covariance_)
         return self
 
