@@ -189,3 +189,21 @@ def test_a_failed_fit_has_no_warning_count():
         random_state=0,
     ).run().frame
     assert (frame.status == "failed").all() and frame.n_warnings.isna().all()
+
+
+def test_new_modules_are_read_back_to_the_last_one_before_the_fit(monkeypatch):
+    import sys
+    import types
+
+    from skggm_bench.benchmark.plan._tasks import _last_module, _modules_since
+
+    last = _last_module()
+    assert _modules_since(last) == []
+    for name in ("skggm_bench_test_a", "skggm_bench_test_b"):
+        monkeypatch.setitem(sys.modules, name, types.ModuleType(name))
+    assert _modules_since(last) == ["skggm_bench_test_b", "skggm_bench_test_a"]
+    # A fit that takes the marker out: every module counts, none is missed.
+    monkeypatch.delitem(sys.modules, last)
+    since = _modules_since(last)
+    assert {"skggm_bench_test_a", "skggm_bench_test_b"} <= set(since)
+    assert len(since) == len(sys.modules)

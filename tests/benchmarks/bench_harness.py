@@ -30,6 +30,13 @@ of the test suite). Figures:
   The overhead grid needs 1.5 requests per fit (one per fit, one per draw of a cell
   of two sample sizes).
 
+* **A study of cheap fits** (``--study``): 5000 fits of scikit-learn's
+  ``LedoitWolf`` at p = 10, n = 50, one fit per cell (5 densities x 1000 repeats of
+  DiagonalDominance: every fit has a draw of its own), at each ``--n-jobs`` value
+  (default 1 and 2); wall and CPU (this process and all its descendants, the loky
+  workers and their fork servers included) per fit. ``--study-fits`` changes the
+  number of fits.
+
 ``--out FILE.json`` writes every figure for docs/performance.md.
 """
 
@@ -248,6 +255,81 @@ def fork_floor(n_requests: int = 300) -> dict:
     return figures | {"load_average": load}
 
 
+def _process_cpu(pid: int) -> float:
+    """CPU seconds of ``pid`` and of its children that it has reaped (Linux)."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
+def tree_cpu_seconds() -> float:
+    """CPU time of this process and of every descendant, live or reaped by one.
+
+    The loky workers outlive a run, and so may their fork servers: their CPU
+    is read from /proc, where ``RUSAGE_CHILDREN`` only counts reaped processes.
+    """
+    import psutil
+
+    total = _process_cpu(os.getpid())
+    for child in psutil.Process().children(recursive=True):
+        try:
+            total += _process_cpu(child.pid)
+        except (OSError, ValueError):  # ended meanwhile: its parent counts it
+            continue
+    return total
+
+
+def study(n_jobs_list: list[int], backend: str, n_fits: int = 5000) -> list[dict]:
+    """Wall and CPU per fit of a study of ``n_fits`` LedoitWolf fits at p = 10."""
+    from sklearn.covariance import LedoitWolf
+
+    rows = []
+    for n_jobs in n_jobs_list:
+        if n_jobs > 1:
+            warm_up(n_jobs, backend)
+        bench = Benchmark(
+            {"dd": DiagonalDominance()},
+            {"ledoit_wolf": LedoitWolf()},
+            densities=(0.1, 0.2, 0.3, 0.4, 0.5),
+            n_features=10,
+            n_samples=(50,),
+            n_repeats=n_fits // 5,
+            random_state=0,
+            n_jobs=n_jobs,
+            backend=backend,
+        )
+        load = os.getloadavg()[0]
+        cpu, start = tree_cpu_seconds(), time.perf_counter()
+        with threadpool_limits(1):
+            frame = bench.run().frame
+        wall = time.perf_counter() - start
+        cpu = tree_cpu_seconds() - cpu
+        fits = len(frame)
+        fit_time = float(frame.fit_time.sum())
+        rows.append(
+            {
+                "n_jobs": n_jobs,
+                "fits": fits,
+                "ok": int((frame.status == "ok").sum()),
+                "wall_s": wall,
+                "cpu_s": cpu,
+                "fit_time_sum_s": fit_time,
+                "wall_per_fit_ms": 1e3 * wall / fits,
+                "cpu_per_fit_ms": 1e3 * cpu / fits,
+                "load_average": load,
+            }
+        )
+        print(
+            f"\nstudy: {fits} LedoitWolf fits at p = 10 ({rows[-1]['ok']} ok), "
+            f"n_jobs={n_jobs}: {wall:.1f} s wall, {cpu:.1f} s CPU in all processes: "
+            f"{1e3 * wall / fits:.2f} ms wall and {1e3 * cpu / fits:.2f} ms CPU per "
+            f"fit (the fits themselves: {1e3 * fit_time / fits:.3f} ms each); load "
+            f"average {load:.2f} before, {os.getloadavg()[0]:.2f} after",
+            flush=True,
+        )
+    return rows
+
+
 def cpu_seconds() -> float:
     """CPU time of this process and of its children that have ended (and theirs)."""
     own = resource.getrusage(resource.RUSAGE_SELF)
@@ -272,6 +354,8 @@ def main() -> None:
         help="repeats of the scaling grid (8: 576 fits; fewer for a quicker figure)",
     )
     parser.add_argument("--overhead", action="store_true")
+    parser.add_argument("--study", action="store_true")
+    parser.add_argument("--study-fits", type=int, default=5000)
     parser.add_argument("--floor", action="store_true")
     parser.add_argument(
         "--in-process",
@@ -283,6 +367,15 @@ def main() -> None:
     warnings.simplefilter("ignore")
     os.environ.setdefault("PYTHONWARNINGS", "ignore")
     print(f"{os.cpu_count()} CPUs; load average {os.getloadavg()}", flush=True)
+    if args.study:
+        figures = {
+            "cpus": os.cpu_count(),
+            "study": study(args.n_jobs or [1, 2], args.backend, args.study_fits),
+        }
+        if args.out:
+            with open(args.out, "w") as handle:
+                json.dump(figures, handle, indent=2)
+        return
     n_jobs = args.n_jobs or ([] if args.overhead or args.floor else [1, 2])
     rows = scaling(n_jobs, args.backend, args.out, args.n_repeats)
     figures = {"cpus": os.cpu_count(), "scaling": rows}

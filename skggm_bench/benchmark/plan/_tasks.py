@@ -39,6 +39,7 @@ from ...datasets._pipeline import (
     draw_model,
     observe,
 )
+from ...learners._utils import validate_samples
 from ...metrics import GroundTruth, score_learner
 from ...utils._validation import constant_columns, constant_columns_message
 from ..results._messages import normalise_message, ok_message
@@ -234,13 +235,19 @@ def seed_estimator(estimator: Any, seed: int) -> None:
 
 
 class _Toy(BaseEstimator):
-    """The learner of the warm-up: its estimate is its input, as a covariance."""
+    """The learner of the warm-up: its estimate is its input, as a covariance.
+
+    Its input goes through scikit-learn's validation, as every learner's does:
+    the first call in a process fills caches of the libraries (narwhals looks
+    for its plugins among the installed packages' entry points, some 5 ms),
+    which each fit's child then inherits instead of filling again.
+    """
 
     def __init__(self, random_state=None):
         self.random_state = random_state
 
     def fit(self, X, y=None):
-        self.covariance_ = np.array(X)
+        self.covariance_ = validate_samples(self, X)
         self.precision_ = np.linalg.inv(self.covariance_)
         return self
 
@@ -460,7 +467,7 @@ class _Server(Server):
         """Fit the learner on its own copy of the data set; score it."""
         spec = self.spec
         data = self._cell(fit.cell)
-        modules = set(sys.modules)
+        last_module = _last_module()
         # Each fit gets its own copy: a learner that writes into X cannot change
         # the data of the next one.
         observed, y = data.rows(fit.data_model, fit.n_samples)
@@ -473,7 +480,7 @@ class _Server(Server):
         # The packages whose modules loading and fitting the learner imported
         # (a wrapper that imports its solver inside fit), as plain strings.
         imported = self.imported.setdefault(fit.learner, set())
-        imported |= {name.partition(".")[0] for name in set(sys.modules) - modules}
+        imported |= {name.partition(".")[0] for name in _modules_since(last_module)}
         truth = (
             None
             if data.related is not None
@@ -534,6 +541,29 @@ class _Server(Server):
         else:
             estimator.fit(X, np.array(y))
         return estimator, time.perf_counter() - start, constant
+
+
+def _last_module() -> str | None:
+    """The name of the module imported last (``sys.modules`` keeps import order)."""
+    return next(reversed(sys.modules), None)
+
+
+def _modules_since(last: str | None) -> list[str]:
+    """The modules imported since ``last`` was the last one (:func:`_last_module`).
+
+    Read from the end of ``sys.modules`` back to ``last``: in a fit's child,
+    copying all of ``sys.modules`` (thousands of names inherited from the
+    template) would write to the page of every name's reference count, some
+    thousand copy-on-write faults per fit. Exact unless a fit takes ``last``
+    itself out of ``sys.modules`` (every module then counts as new, or, if it
+    imports it again, those before it are missed); no learner is known to.
+    """
+    found = []
+    for name in reversed(sys.modules):
+        if name is last:
+            break
+        found.append(name)
+    return found
 
 
 #: The key of a row (as :func:`run_fit` returns it, before it is stored) that holds
