@@ -315,14 +315,17 @@ def _session() -> dict[str, Any]:
         import rpy2.rinterface as ri
         from rpy2.rinterface_lib import callbacks
 
-        # rpy2 prepends R's library folders to LD_LIBRARY_PATH before starting
-        # R, too late for this process (its loader has run) but inherited by
-        # every process it starts later: among them /usr/lib/<arch> (Debian's
-        # R), where a distribution's libpython is found before the running
-        # interpreter's own (its RUNPATH loses to LD_LIBRARY_PATH), so that a
-        # later Python child ran on another patch release's runtime (3.11.2
-        # under 3.11.7 here) and failed in its standard library. It is put back.
-        library_path = os.environ.get("LD_LIBRARY_PATH")
+        # Starting R changes this process's environment, and every process it
+        # starts later inherits it: rpy2 prepends R's library folders to
+        # LD_LIBRARY_PATH (too late for this process, whose loader has run) and
+        # copies R's start-up variables (EDITOR, PAGER, MAKE, KMP_*, COLUMNS in a
+        # run without a terminal, ...) into os.environ. With Debian's R the
+        # folders include /usr/lib/<arch>, where a distribution's libpython is
+        # found before the running interpreter's own (RUNPATH loses to
+        # LD_LIBRARY_PATH): later Python children ran on another patch release's
+        # runtime and failed in their standard library; COLUMNS=80 narrowed every
+        # later table of the command line. Only R's own variables (R_*) stay.
+        before = dict(os.environ)
         try:
             with warnings.catch_warnings():
                 # rpy2 says which environment variables R's start-up script
@@ -330,10 +333,7 @@ def _session() -> dict[str, Any]:
                 warnings.simplefilter("ignore", UserWarning)
                 ri.initr()
         finally:
-            if library_path is None:
-                os.environ.pop("LD_LIBRARY_PATH", None)
-            else:
-                os.environ["LD_LIBRARY_PATH"] = library_path
+            _restore_environment(before)
         # R's console output (progress messages, the error R prints before it
         # unwinds) stays out of the harness's terminal; errors and warnings come
         # back through the caller instead.
@@ -350,6 +350,17 @@ def _session() -> dict[str, Any]:
         # shares it with its parent.
         atexit.register(_remove_tempdir, os.getpid(), _SESSION["tempdir"])
     return _SESSION
+
+
+def _restore_environment(before: dict[str, str]) -> None:
+    """Put back every variable R's start changed but R's own (``R_*``)."""
+    for name in set(before) | set(os.environ):
+        if name.startswith(("R_", "_R_")) or os.environ.get(name) == before.get(name):
+            continue
+        if name in before:
+            os.environ[name] = before[name]
+        else:
+            del os.environ[name]
 
 
 def _remove_tempdir(owner: int, path: str) -> None:

@@ -261,10 +261,15 @@ def test_starting_r_leaves_the_environment_of_later_processes_alone():
     # rpy2 prepends R's library folders to LD_LIBRARY_PATH; Python children
     # started afterwards then loaded the distribution's libpython instead of
     # this interpreter's (another patch release: a broken standard library).
-    before = os.environ.get("LD_LIBRARY_PATH")
+    # rpy2 also copied R's start-up variables (EDITOR, KMP_*, COLUMNS=80 without
+    # a terminal, which narrowed every later table of the command line).
+    def not_rs_own():
+        return {k: v for k, v in os.environ.items() if not k.startswith(("R_", "_R_"))}
+
+    before = not_rs_own()
     RLearner().fit(data())
-    assert os.environ.get("LD_LIBRARY_PATH") == before
-    r_home = os.environ["R_HOME"]  # set by rpy2, harmless
+    assert not_rs_own() == before
+    r_home = os.environ["R_HOME"]  # set by rpy2 for R itself
     assert r_home not in (os.environ.get("LD_LIBRARY_PATH") or "")
     child = subprocess.run(
         [sys.executable, "-c", "import sys; print(sys.version)"],
