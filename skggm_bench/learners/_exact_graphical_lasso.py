@@ -23,7 +23,7 @@ _CERTIFICATE_TOL = 1e-6
 class ExactGraphicalLasso(EmpiricalCovariance):
     """Sparse inverse covariance by the graphical lasso, solved to optimality.
 
-    Minimises, over positive definite ``K``,
+    Minimises, over positive definite ``K``, ::
 
         f(K) = -log det K + tr(S K) + alpha sum_{i != j} |K_ij|
 
