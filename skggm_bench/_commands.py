@@ -507,7 +507,7 @@ def _open_shard_store(path: Path) -> Any:
 def show_leaderboard(args: argparse.Namespace) -> int:
     """``skggm-bench leaderboard``: findings and tables, on stdout."""
     from .benchmark.analysis._analysis import analyse
-    from .benchmark.present._display import text_report
+    from .benchmark.present._text import text_report
 
     frame, _, path = _read_results(args)
     try:
@@ -533,8 +533,8 @@ def show_leaderboard(args: argparse.Namespace) -> int:
 def _formatted_tables(analysis: Any, format: str) -> str:
     """The leaderboard tables in ``format``; CSV is the leaderboard alone (one table
     per file is what a spreadsheet reads)."""
-    from .benchmark.present._display import report_tables
     from .benchmark.present._table_formats import format_table
+    from .benchmark.present._text import report_tables
 
     tables = report_tables(analysis)
     if format == "csv":

@@ -7,16 +7,14 @@ import numpy as np
 import pandas as pd
 
 from skggm_bench.benchmark.analysis._analysis import analyse
-from skggm_bench.benchmark.present._display import (
+from skggm_bench.benchmark.present._findings import findings
+from skggm_bench.benchmark.present._tables import (
     Table,
-    evidence_line,
     failure_rate_table,
-    findings,
     leaderboard_table,
     rank_shift_table,
-    text_report,
-    text_table,
 )
+from skggm_bench.benchmark.present._text import evidence_line, text_report, text_table
 
 ARTEFACT = re.compile(r"(^|\W)(nan|NaN|None|True|False|<NA>)(\W|$)")
 
@@ -244,8 +242,8 @@ def test_the_edge_decision_finding_only_where_edges_are_ranked():
 
 
 def test_a_learner_selecting_every_pair_is_marked_in_every_table():
-    from skggm_bench.benchmark.present._display import report_tables
     from skggm_bench.benchmark.present._table_formats import format_table
+    from skggm_bench.benchmark.present._text import report_tables
 
     frame = _study(
         UNCHANGED, message=lambda learner: "selected every pair" * (learner == "c")

@@ -18,7 +18,7 @@ from skggm_bench.benchmark import Benchmark, StudyError
 from skggm_bench.benchmark.analysis._analysis import analyse
 from skggm_bench.benchmark.analysis.leaderboard import leaderboard
 from skggm_bench.benchmark.config import ConfigError, parse_config
-from skggm_bench.benchmark.present._display import text_report
+from skggm_bench.benchmark.present._text import text_report
 from skggm_bench.benchmark.present.report import write_report
 from skggm_bench.benchmark.results._schema import check_results_frame
 from skggm_bench.benchmark.results.store import StudyMismatchError

@@ -289,7 +289,8 @@ def test_report_options_and_errors(tmp_path, monkeypatch):
 
 def test_report_text_matches_the_leaderboard_command(tmp_path, monkeypatch):
     """The report and the command line show the same numbers in the same words."""
-    from skggm_bench.benchmark.present._display import findings, text_report
+    from skggm_bench.benchmark.present._findings import findings
+    from skggm_bench.benchmark.present._text import text_report
 
     no_figures(monkeypatch)
     frame = study_frame()

@@ -6,8 +6,10 @@ import pandas as pd
 import pytest
 
 from skggm_bench.benchmark.analysis._analysis import analyse
-from skggm_bench.benchmark.present._display import MISSING, Table, report_tables
 from skggm_bench.benchmark.present._table_formats import format_table
+from skggm_bench.benchmark.present._tables import Table
+from skggm_bench.benchmark.present._text import report_tables
+from skggm_bench.benchmark.present._wording import MISSING
 
 AWKWARD = Table(
     ["learner", "F1 (95% CI)", "tied with"],

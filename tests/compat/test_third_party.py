@@ -28,7 +28,7 @@ from sklearn.preprocessing import StandardScaler
 from skggm_bench.benchmark import Benchmark, StudyError, _benchmark
 from skggm_bench.benchmark.analysis._analysis import analyse
 from skggm_bench.benchmark.config import load_config
-from skggm_bench.benchmark.present._display import findings
+from skggm_bench.benchmark.present._findings import findings
 from skggm_bench.benchmark.present.report import write_report
 from skggm_bench.generators import DiagonalDominance, PartialOrthogonalization
 from skggm_bench.metrics import DISAGREEMENT_TOL

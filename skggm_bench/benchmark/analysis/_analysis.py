@@ -3,7 +3,7 @@
 :func:`analyse` computes what both front ends show -- leaderboards, critical
 differences, rank shifts and generator agreement (from
 :mod:`~skggm_bench.benchmark.analysis.leaderboard`), which learners selected every pair
-or none, and the failure rates -- into an :class:`Analysis`. ``_display.py`` words
+or none, and the failure rates -- into an :class:`Analysis`. ``present/`` words
 it (findings sentences, tables); nothing here is display text.
 
 Failures and recovery told apart

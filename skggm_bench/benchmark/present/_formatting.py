@@ -4,7 +4,7 @@
 numbers (``+1.42 (1.08–1.83)``, ``"2 → 1"``, ``yes``/``no``, ``–`` where there is
 nothing). The three functions are re-exported by ``leaderboard``, where users
 import them; the findings sentences and the front ends' tables are in
-``_display.py``.
+``_findings.py`` and ``_tables.py``.
 """
 
 from __future__ import annotations

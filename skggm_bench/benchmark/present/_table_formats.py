@@ -1,10 +1,10 @@
-"""The display tables of :mod:`._display` in the formats of papers and spreadsheets.
+"""The display tables of :mod:`._tables` in the formats of papers and spreadsheets.
 
-A :class:`~._display.Table` holds display text only; this module writes it as a
+A :class:`~._tables.Table` holds display text only; this module writes it as a
 GitHub-flavoured Markdown pipe table, a LaTeX ``table`` (through pandas' Styler,
 every cell escaped) or CSV, for ``skggm-bench leaderboard --format`` and the
-files the HTML report links. Wording stays in ``_display.py``; this module only
-lays the cells out.
+files the HTML report links. Wording stays in ``_tables.py`` and
+``_wording.py``; this module only lays the cells out.
 """
 
 from __future__ import annotations
@@ -13,7 +13,9 @@ import re
 
 import pandas as pd
 
-from ._display import MISSING, Table, text_table
+from ._tables import Table
+from ._text import text_table
+from ._wording import MISSING
 
 __all__ = [
     "TABLE_FORMATS",

@@ -55,20 +55,19 @@ from ... import __version__
 from ...metrics import get_metric
 from ..analysis._analysis import REFERENCE_GENERATOR, Analysis, analyse
 from ..analysis.leaderboard import DEFAULT_TIE_TOLERANCE
-from ._display import (
+from ._findings import findings
+from ._table_formats import format_table
+from ._tables import (
     agreement_table,
     critical_difference_table,
-    evidence_line,
     failure_rate_table,
     failure_table,
-    findings,
     grid_table,
     leaderboard_table,
     rank_shift_table,
-    report_tables,
     versions_table,
 )
-from ._table_formats import format_table
+from ._text import evidence_line, report_tables
 
 __all__ = ["REFERENCE_GENERATOR", "REPORT_NAME", "write_report"]
 
