@@ -191,11 +191,14 @@ def test_leaderboard_figure_lists_learners_best_first_and_explains_ties(tmp_path
     assert len(fig.axes) == 4
     titles = [ax.get_title() for ax in fig.axes]
     assert titles[0] == "DiagonalDominance, density 0.05"
+    # Three repeats: every name carries the dagger, and the title says the bars
+    # are ranges, not 95% intervals.
     labels = [t.get_text() for t in fig.axes[1].get_yticklabels()]
-    assert labels == ["shrink", "lasso", "glasso"]  # density 0.25: no ties
+    assert labels == ["shrink †", "lasso †", "glasso †"]  # no ties
+    assert "not a 95% CI" in fig.get_suptitle()
     # Tied learners keep their plain names (no unexplained "=" mark); the title
     # says what overlapping bars mean.
-    tied = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    tied = [t.get_text().removesuffix(" †") for t in fig.axes[0].get_yticklabels()]
     assert tied[0] == "shrink" and set(tied[1:]) == {"lasso", "glasso"}
     assert "overlap" in fig.get_suptitle() and "tied" in fig.get_suptitle()
     # one errorbar per learner in each panel
@@ -220,12 +223,40 @@ def test_rank_shift_figure_draws_one_line_per_learner_between_mean_ranks():
     assert set(lines) == {"glasso", "lasso", "shrink"}
     # shrink: best (rank 1) under DD, worst (rank 3) after the reversal.
     np.testing.assert_allclose(lines["shrink"].get_ydata(), [1, 3])
+    # Three repeats are too few to tell: dotted, whatever the interval says.
+    assert shift["significant"].any()
+    assert {line.get_linestyle() for line in lines.values()} == {":"}
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert "fewer than 5 repeats: too few to tell" in legend
+    ticks = [t.get_text() for t in fig.axes[0].get_xticklabels()]
+    assert ticks == ["Diagonal\nDominance", "Triangulated\nOrthogonalization"]
+
+
+def test_figures_claim_95_percent_only_from_enough_repeats():
+    """With 6 repeats: plain names, solid and dashed lines, no dagger anywhere."""
+    frame = grid_frame()
+    more = frame.assign(repeat=frame["repeat"] + 3, f1=frame["f1"] + 0.001)
+    frame = pd.concat([frame, more], ignore_index=True)
+    target = (frame.generator == "TriangulatedOrthogonalization") & (
+        frame.density == 0.25
+    )
+    frame.loc[target, "f1"] = 1 - frame.loc[target, "f1"]
+    board = leaderboard(frame, "f1")
+    fig = plot_leaderboard(board)
+    labels = [t.get_text() for t in fig.axes[1].get_yticklabels()]
+    assert labels == ["shrink", "lasso", "glasso"]
+    assert "†" not in fig.get_suptitle()
+    shift = rank_shift(
+        frame, "f1", "DiagonalDominance", "TriangulatedOrthogonalization"
+    )
+    fig = plot_rank_shift(shift)
+    lines = {line.get_label(): line for line in fig.axes[1].get_lines()}
     assert lines["shrink"].get_linestyle() == "-"  # significant: solid
     unchanged = {line.get_label(): line for line in fig.axes[0].get_lines()}
     np.testing.assert_allclose(unchanged["lasso"].get_ydata(), [2, 2])
     assert unchanged["lasso"].get_linestyle() == "--"  # no change: dashed
-    ticks = [t.get_text() for t in fig.axes[0].get_xticklabels()]
-    assert ticks == ["Diagonal\nDominance", "Triangulated\nOrthogonalization"]
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert not any("too few" in text for text in legend)
 
 
 def test_missing_matplotlib_gives_an_actionable_import_error(monkeypatch):
@@ -267,6 +298,7 @@ def test_rank_shift_figure_draws_no_line_and_no_position_without_data():
     assert legend == [
         "change beyond 95% CI",
         "change within 95% CI",
+        "fewer than 5 repeats: too few to tell",  # three repeats
         "rank on one side only (no data on the other)",
     ]
 

@@ -21,7 +21,8 @@ __all__ = ["THIN_MARK", "format_interval", "format_leaderboard", "format_rank_sh
 THIN_MARK = "\u2020"
 
 
-def _thin(n_repeats: object) -> bool:
+def is_thin(n_repeats: object) -> bool:
+    """Whether an interval over ``n_repeats`` repeats gets :data:`THIN_MARK`."""
     return not pd.isna(n_repeats) and int(n_repeats) < MIN_REPEATS
 
 
@@ -157,10 +158,8 @@ def format_leaderboard(board: pd.DataFrame, decimals: int = 2) -> pd.DataFrame:
         for position, reason in zip(board["position"], reasons, strict=True)
     ]
     thin = [
-        _thin(n)
-        for n in (
-            board["n_repeats"] if "n_repeats" in board else [np.nan] * len(board)
-        )
+        is_thin(n)
+        for n in (board["n_repeats"] if "n_repeats" in board else [np.nan] * len(board))
     ]
     table[f"mean rank {label}"] = [
         format_interval(*values, decimals=decimals, thin=few)
@@ -252,7 +251,7 @@ def format_rank_shift(shift: pd.DataFrame, decimals: int = 2) -> pd.DataFrame:
         shift["n_repeats"] if "n_repeats" in shift else pd.Series(np.nan, shift.index)
     )
     table[f"mean-rank gain ({100 * confidence:g}% CI)"] = [
-        format_interval(*values, decimals=decimals, signed=True, thin=_thin(n))
+        format_interval(*values, decimals=decimals, signed=True, thin=is_thin(n))
         for *values, n in zip(
             shift["rank_gain"],
             shift["rank_gain_low"],
@@ -262,9 +261,7 @@ def format_rank_shift(shift: pd.DataFrame, decimals: int = 2) -> pd.DataFrame:
         )
     ]
     table["significant"] = [
-        "too few"
-        if _thin(n) and compared == "compared"
-        else _yes_no(flag)
+        "too few" if is_thin(n) and compared == "compared" else _yes_no(flag)
         for flag, n, compared in zip(
             shift["significant"], repeats, shift["comparison"], strict=True
         )

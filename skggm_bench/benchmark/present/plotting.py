@@ -35,6 +35,8 @@ import pandas as pd
 import scipy.stats
 
 from ...metrics import METRICS
+from ..analysis._ranking import MIN_REPEATS
+from ._formatting import THIN_MARK, is_thin
 
 if TYPE_CHECKING:  # matplotlib is optional: imported for annotations only
     from matplotlib.figure import Figure
@@ -51,6 +53,18 @@ __all__ = [
 _REQUIRED = ("generator", "learner", "density", "n_features", "n_samples", "status")
 # Colour of text and marks that belong to no learner ("no data", the CD bar).
 _GREY = "0.45"
+# What a bar or a line over fewer than MIN_REPEATS repeats is, in a figure's words.
+_THIN_LEGEND = (
+    f"{THIN_MARK} fewer than {MIN_REPEATS} repeats: the bar is the range of the "
+    "resampled means, not a 95% CI"
+)
+
+
+def _thin_rows(table: pd.DataFrame) -> np.ndarray:
+    """Per row, whether its interval comes from fewer than ``MIN_REPEATS`` repeats."""
+    if "n_repeats" not in table:
+        return np.zeros(len(table), dtype=bool)
+    return table["n_repeats"].map(is_thin).to_numpy(bool)
 
 
 def _figure_class() -> type:
@@ -432,8 +446,10 @@ def plot_leaderboard(board: pd.DataFrame, *, n_cols: int | None = None) -> Figur
         In each panel the learners are listed by name, best first (top), with a
         dot at the mean rank and a bar over its 95% interval; the figure's title
         says that learners whose bars overlap are not told apart (tied). A learner
-        without a successful fit in the group has no dot: its row reads
-        "no data".
+        whose interval comes from fewer than ``MIN_REPEATS`` repeats is named with
+        a dagger, and the title says that its bar is the range of the resampled
+        means, not a 95% interval. A learner without a successful fit in the
+        group has no dot: its row reads "no data".
 
     Examples
     --------
@@ -446,7 +462,7 @@ def plot_leaderboard(board: pd.DataFrame, *, n_cols: int | None = None) -> Figur
     ...     "f1": [0.2, 0.6, 0.3, 0.7], "status": "ok"})
     >>> fig = plot_leaderboard(leaderboard(frame, "f1"))
     >>> [t.get_text() for t in fig.axes[0].get_yticklabels()]
-    ['b', 'a']
+    ['b †', 'a †']
     """
     figure_class = _figure_class()
     required = ["learner", "mean_rank", "rank_low", "rank_high"]
@@ -490,7 +506,13 @@ def plot_leaderboard(board: pd.DataFrame, *, n_cols: int | None = None) -> Figur
                 color=colours[row["learner"]],
                 capsize=3,
             )
-        ax.set_yticks(y, part["learner"].tolist())
+        # A learner without a rank here has no interval to qualify.
+        thin = _thin_rows(part) & part["mean_rank"].notna().to_numpy()
+        names = [
+            f"{name} {THIN_MARK}" if marked else name
+            for name, marked in zip(part["learner"], thin, strict=True)
+        ]
+        ax.set_yticks(y, names)
         ax.set_xlim(0.5, k + 0.5)
         ax.set_ylim(-0.6, len(part) - 0.4)
         ax.set_xlabel("mean rank (1 = best)")
@@ -499,9 +521,11 @@ def plot_leaderboard(board: pd.DataFrame, *, n_cols: int | None = None) -> Figur
     for ax in axes[len(panels) :]:
         ax.set_visible(False)
     metric = board.attrs.get("metric", "metric")
+    ranked = board[board["mean_rank"].notna()]
+    thin = f"\n{_THIN_LEGEND}" if _thin_rows(ranked).any() else ""
     fig.suptitle(
         f"Leaderboard by {_label(metric)}: mean rank (dot) and 95% bootstrap CI "
-        "(bar)\nlearners whose bars overlap are not told apart (tied)",
+        f"(bar){thin}\nlearners whose bars overlap are not told apart (tied)",
         fontsize=10,
     )
     return _literal_text(fig)
@@ -552,10 +576,11 @@ def plot_rank_shift(shift: pd.DataFrame) -> Figure:
         ``from_generator`` (left) to its mean rank under ``to_generator``
         (right), rank 1 on top, labelled with the learner's name at both ends;
         solid lines are shifts whose bootstrap interval excludes 0, dashed lines
-        the others (the figure legend says so). A learner with no successful fit
-        under one generator (``comparison == "no data"``) gets no line: only a
-        hollow marker on the side where it has a rank, and the panel names it
-        below the chart.
+        the others, dotted lines shifts over fewer than ``MIN_REPEATS`` repeats,
+        which are too few to tell (the figure legend says so). A learner with no
+        successful fit under one generator (``comparison == "no data"``) gets no
+        line: only a hollow marker on the side where it has a rank, and the panel
+        names it below the chart.
 
     Examples
     --------
@@ -570,8 +595,8 @@ def plot_rank_shift(shift: pd.DataFrame) -> Figure:
     ...                       ("TO", {"a": 0.3, "b": 0.8})]
     ...     for name, f1 in scores.items()]
     >>> fig = plot_rank_shift(rank_shift(pd.DataFrame(rows), "f1", "DD", "TO"))
-    >>> [line.get_label() for line in fig.axes[0].get_lines()]
-    ['b', 'a']
+    >>> [(line.get_label(), line.get_linestyle()) for line in fig.axes[0].get_lines()]
+    [('b', ':'), ('a', ':')]
     """
     figure_class = _figure_class()
     from matplotlib.lines import Line2D
@@ -591,6 +616,8 @@ def plot_rank_shift(shift: pd.DataFrame) -> Figure:
     axes = fig.subplots(1, len(panels), squeeze=False).ravel()
     colours = _colours(shift["learner"].unique())
     any_lone = False
+    lines = shift[shift["comparison"] == "compared"] if "comparison" in shift else shift
+    any_thin = bool(_thin_rows(lines).any())
     for ax, (key, part) in zip(axes, panels, strict=True):
         # Mean ranks (not positions) on the y axis: they rarely coincide, and the
         # distance between two learners shows how clear their order is.
@@ -605,13 +632,14 @@ def plot_rank_shift(shift: pd.DataFrame) -> Figure:
         has_from, has_to = ~np.isnan(y_from), ~np.isnan(y_to)
         label_from[has_from] = _spread(y_from[has_from], gap=0.22 * k / 6)
         label_to[has_to] = _spread(y_to[has_to], gap=0.22 * k / 6)
+        thin = _thin_rows(part)
         for i, row in enumerate(part.itertuples(index=False)):
             colour = colours[row.learner]
             if compared[i]:
                 ax.plot(
                     [0, 1],
                     [y_from[i], y_to[i]],
-                    "-" if row.significant else "--",
+                    ":" if thin[i] else ("-" if row.significant else "--"),
                     marker="o",
                     color=colour,
                     label=row.learner,
@@ -664,6 +692,17 @@ def plot_rank_shift(shift: pd.DataFrame) -> Figure:
         Line2D([], [], color="0.2", ls="-", marker="o", label="change beyond 95% CI"),
         Line2D([], [], color="0.2", ls="--", marker="o", label="change within 95% CI"),
     ]
+    if any_thin:
+        handles.append(
+            Line2D(
+                [],
+                [],
+                color="0.2",
+                ls=":",
+                marker="o",
+                label=f"fewer than {MIN_REPEATS} repeats: too few to tell",
+            )
+        )
     if any_lone:
         handles.append(
             Line2D(

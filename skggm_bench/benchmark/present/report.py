@@ -54,8 +54,10 @@ import pandas as pd
 from ... import __version__
 from ...metrics import get_metric
 from ..analysis._analysis import REFERENCE_GENERATOR, Analysis, analyse
+from ..analysis._ranking import MIN_REPEATS
 from ..analysis.leaderboard import DEFAULT_TIE_TOLERANCE
 from ._findings import findings
+from ._formatting import THIN_MARK, is_thin
 from ._table_formats import format_table
 from ._tables import (
     agreement_table,
@@ -167,6 +169,11 @@ def _comparison_title(axis: str, source: str, target: str) -> str:
     return f"{what} {source} \u2192 {target}"
 
 
+def _any_thin(table: pd.DataFrame) -> bool:
+    """Whether some interval of ``table`` comes from fewer than MIN_REPEATS repeats."""
+    return "n_repeats" in table and bool(table["n_repeats"].map(is_thin).any())
+
+
 def _comparisons(analysis: Analysis, figures: _Figures | None) -> list[dict]:
     """Per comparison: its title, rank-shift table and bump chart."""
     from .plotting import plot_rank_shift
@@ -181,7 +188,13 @@ def _comparisons(analysis: Analysis, figures: _Figures | None) -> list[dict]:
                 f"rank_shift_{prefix}{comparison.target}.png",
                 f"rank shift from {comparison.source} to {comparison.target}",
                 "Bump chart: each learner's mean rank on both sides, named at both "
-                "ends; solid lines are changes beyond their 95% interval.",
+                "ends; solid lines are changes beyond their 95% interval"
+                + (
+                    f"; dotted lines are over fewer than {MIN_REPEATS} repeats, too "
+                    "few to tell."
+                    if _any_thin(comparison.shift)
+                    else "."
+                ),
             )
         items.append(
             {
@@ -210,7 +223,13 @@ def _figures(
             "leaderboard.png",
             f"leaderboard by {label}",
             "Mean rank (dot) and its 95% bootstrap interval (bar) per group; "
-            "learners whose bars overlap are not told apart.",
+            "learners whose bars overlap are not told apart."
+            + (
+                f" {THIN_MARK} after a name: fewer than {MIN_REPEATS} repeats, so "
+                "the bar is the range of the resampled means, not a 95% interval."
+                if _any_thin(analysis.board[analysis.board["mean_rank"].notna()])
+                else ""
+            ),
         ),
         "critical_difference_figure": figures.add(
             plotting.plot_critical_difference(analysis.cd),
