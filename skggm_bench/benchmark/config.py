@@ -176,9 +176,10 @@ PRESETS: dict[str, dict[str, Any]] = {
     # diagonal dominance to 5th under triangulated orthogonalization, and PLS rises
     # from 6th to 3rd, with paired bootstrap intervals of the rank change that
     # exclude 0 (docs/leaderboards.md; tests/test_docs_examples.py re-derives it).
-    # p=30 keeps the lasso-type fits near 1 s; 4 repeats already separate that
-    # shift; the graphical lasso uses a lighter CV (3 folds, 2 refinements) because
-    # with the defaults it dominated the run time.
+    # p=30 keeps the lasso-type fits near 1 s; 5 repeats are the fewest whose
+    # bootstrap resolves a 95% interval (MIN_REPEATS), so that the shift can be
+    # called significant; the graphical lasso uses a lighter CV (3 folds, 2
+    # refinements) because with the defaults it dominated the run time.
     "quick": {
         "description": "A 2-minute study: diagonal dominance vs triangulated "
         "orthogonalization, the Krämer learners and the graphical lasso, p=30.",
@@ -186,7 +187,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "n_features": 30,
         "densities": [0.05, 0.25],
         "n_samples": [50, 100, 200],
-        "n_repeats": 4,
+        "n_repeats": 5,
         "model": "concentration",
         "metrics": list(DEFAULT_METRICS),
         "random_state": 0,
@@ -279,7 +280,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "n_features": 30,
         "densities": [0.1, 0.3],
         "n_samples": [15, 30, 120],
-        "n_repeats": 4,
+        "n_repeats": 5,
         "model": "concentration",
         "metrics": [
             "frobenius_loss",
