@@ -82,7 +82,7 @@ from .results._provenance import (
 from .results._schema import KEY_COLUMNS, MAX_NAME_LENGTH, Status, result_columns
 from .results.store import ResultStore
 from .run._execution import backend_problem, execute
-from .run._isolation import close_children
+from .run._isolation import adopt_strays, close_children
 
 __all__ = ["DEFAULT_METRICS", "Benchmark", "BenchmarkResult", "StudyError"]
 
@@ -1498,6 +1498,7 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
         spec = self._spec(grid, entropy)
         identity, before = store.identity(), len(store)
         try:
+            adopt_strays()  # what an interrupted run's fits leave ends with it
             execute(spec, fits, self.n_jobs, self.verbose, on_row)
         finally:  # children of this process (n_jobs=1, threading) end with the run
             close_children(spec.token)

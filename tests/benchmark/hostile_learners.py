@@ -118,6 +118,20 @@ class Leaver(BaseEstimator):
                 ["sleep", self.tag],
                 start_new_session=kind in ("new_session", "kill_template"),
             )
+        if kind == "kill_worker":
+            # What loky does to a worker's process tree on an interruption, at the
+            # worst moment: a process of a session of its own kills the template
+            # and the worker above it at once (no clean-up runs), then stays.
+            template = os.getppid()
+            with open(f"/proc/{template}/stat") as stat:
+                worker = int(stat.read().rsplit(")", 1)[1].split()[1])
+            started = killed_templates_file(self.tag)
+            subprocess.Popen(
+                ["sh", "-c", f"echo {template} >> {started}; "
+                 f"kill -9 {template} {worker}; exec sleep {self.tag}"],
+                start_new_session=True,
+            )  # fmt: skip
+            time.sleep(600)
         if kind == "kill_template":  # its parent, the fork server's template
             # Which template it killed, for the test to find what it left.
             with open(killed_templates_file(self.tag), "a") as killed:

@@ -354,6 +354,20 @@ def check_nothing_outlives_a_template_killer(n_jobs, backend):
     assert left == []
 
 
+def test_nothing_outlives_a_killed_worker_process():
+    # loky kills a worker's process tree on an interruption; a process a fit
+    # started then loses its template and its worker at once. It must come to the
+    # process that called run(), which ends it, not to init.
+    tag = f"600.{uuid.uuid4().int % 10**9}"
+    learners = {"killer": Leaver("kill_worker", tag)}
+    with pytest.raises(Exception, match="worker"):  # loky: TerminatedWorkerError
+        study(learners, 2, "loky", n_repeats=1).run()
+    started = Path(killed_templates_file(tag))
+    assert started.exists(), "the learner's process did not start"
+    started.unlink()
+    assert gone_within(tag, 5) == []
+
+
 @pytest.mark.parametrize("backend", ["loky", "threading"])
 def test_a_crash_is_a_crash_even_when_a_descendant_holds_the_pipe(backend):
     # A learner that starts a process and then dies: the process keeps the child's

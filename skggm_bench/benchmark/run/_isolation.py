@@ -56,9 +56,11 @@ What every request is guaranteed
       left to it, and the child's threads end with the child. The worker is a
       subreaper too: if a learner kills the template (its parent), what it left
       comes to the worker, which ends it (:func:`end_strays`), and the row says
-      ``crashed``. The process that called ``run()`` (``n_jobs=1``, threading) is
-      a subreaper only while it has templates, and ends only children it did
-      not have before.
+      ``crashed``. The process that called ``run()`` is a subreaper for the run
+      (:func:`adopt_strays`): when loky kills a worker's process tree on an
+      interruption, what a fit started comes there and is ended. It ends only
+      children it did not have before and that are in another session than its
+      own (its loky workers are not).
     * No way to the store: the child closes every descriptor it inherited but its
       channel and the standard streams, and unmaps the shared writable file
       mappings (SQLite's ``-shm``), so that a worker that writes the results
@@ -119,6 +121,7 @@ __all__ = [
     "InProcess",
     "Outcome",
     "Server",
+    "adopt_strays",
     "close_children",
     "error_message",
     "truncate",
@@ -1157,12 +1160,37 @@ def _become_subreaper() -> None:
             _prctl(_PR_SET_CHILD_SUBREAPER, 1)
 
 
+def adopt_strays() -> None:
+    """In the process that calls ``run()``: what a fit leaves comes here until the
+    run's :func:`close_children`.
+
+    With worker processes (loky), an interruption makes loky kill each worker's
+    process tree from a listing of it; a process that a fit started after that
+    listing loses its fit, its template and its worker within moments, and would
+    go to init and outlive the run. With this process a subreaper for the run it
+    comes here instead (the kernel marks every existing descendant to look for
+    one), and :func:`close_children` ends it.
+    """
+    _become_subreaper()
+
+
+def _foreign_session(pid: int) -> bool:
+    """Whether ``pid`` is in another session than this process (False if gone)."""
+    try:
+        return os.getsid(pid) != os.getsid(0)
+    except OSError:
+        return False
+
+
 def end_strays() -> None:
     """Kill and reap this process's children that are not its templates.
 
     Once this process is a subreaper, such a child can only be what a fit left
     when its template died: orphans come here, and killing one may orphan more,
-    which come here in turn.
+    which come here in turn. What a fit starts is always in a session other than
+    this process's (each child starts a session of its own), so children of this
+    session -- loky's workers and resource tracker, started during a run in the
+    process that called ``run()`` -- are never taken for strays.
     """
     if _BEFORE is None:
         return
@@ -1171,7 +1199,9 @@ def end_strays() -> None:
             strays = [
                 pid
                 for pid in _all_children()
-                if pid not in _TEMPLATES and (pid, _start_time(pid)) not in _BEFORE
+                if pid not in _TEMPLATES
+                and (pid, _start_time(pid)) not in _BEFORE
+                and _foreign_session(pid)
             ]
             if not strays:
                 return
