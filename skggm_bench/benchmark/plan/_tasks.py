@@ -18,6 +18,7 @@ all.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import importlib
 import json
@@ -229,8 +230,8 @@ def seed_estimator(estimator: Any, seed: int) -> None:
         for name, value in params.items()
         if value is None and (name == "random_state" or name.endswith("__random_state"))
     )
-    seeds = np.random.SeedSequence(seed).generate_state(len(names))
-    if names:
+    if names:  # no SeedSequence for a learner without one: it runs in a fresh child
+        seeds = np.random.SeedSequence(seed).generate_state(len(names))
         estimator.set_params(**dict(zip(names, seeds.tolist(), strict=True)))
 
 
@@ -267,6 +268,9 @@ class _CellData:
     hashes: dict[tuple[str, int], str] = field(default_factory=dict)
     # The cell of a related model (K classes, T times, hidden variables), or None.
     related: RelatedCell | None = None
+    # What the fits are scored against, built once by the template from the
+    # arrays above (:meth:`_Server.derive`); None in what a child sends.
+    truth: GroundTruth | None = None
 
     def rows(self, data_model: str, n_samples: int) -> tuple[np.ndarray, Any]:
         """The data set of ``n_samples`` (per group) rows, and its labels (or None)."""
@@ -346,12 +350,29 @@ class _Server(Server):
             and all(type(a) is np.ndarray for a in value.observed.values())
             and type(value.hashes) is dict
             and (value.related is None or _is_related_cell(value.related))
+            and value.truth is None
         )
+
+    def derive(self, key: Cell, value: _CellData) -> None:
+        """The cell's :class:`GroundTruth`, built once for all its fits.
+
+        Its validation would otherwise run in every fit's fresh child (some 90
+        copy-on-write faults each). A truth it refuses is left to the fits, which
+        then fail with the reason.
+        """
+        if value.related is None:
+            with contextlib.suppress(Exception):
+                value.truth = GroundTruth(
+                    value.adjacency, self.spec.model, value.covariance, value.precision
+                )
 
     def size(self, value: _CellData) -> int:
         arrays = [value.adjacency, value.covariance, value.precision, value.latent]
         # A related cell's truth is the arrays above; its rows are its own.
         rows = [] if value.related is None else value.related.rows
+        truth = value.truth
+        if truth is not None:
+            arrays += [truth.adjacency, truth.covariance, truth.precision]
         return sum(a.nbytes for a in [*arrays, *value.observed.values(), *rows])
 
     def warm_up(self) -> None:
@@ -460,11 +481,14 @@ class _Server(Server):
                 self.spec.data_models[data_model],
                 data.seed,
             )
-            self.keep(cell, data)  # back to the template, for the following fits
+            # Back to the template, for the following fits, as plain data: the
+            # template builds the truth again (a child's truth is not taken).
+            self.keep(cell, dataclasses.replace(data, truth=None))
         return data.signal | {DATA_HASH: self._hash(data, data_model, n_samples)}
 
-    def fit(self, fit: Fit) -> dict:
-        """Fit the learner on its own copy of the data set; score it."""
+    def fit(self, fit: Fit, seed: int) -> dict:
+        """Fit the learner, seeded with ``seed``, on its own copy of the data set;
+        score it."""
         spec = self.spec
         data = self._cell(fit.cell)
         last_module = _last_module()
@@ -476,18 +500,16 @@ class _Server(Server):
         # not printed: "always", so that a repeated warning counts every time.
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            estimator, fit_time, constant = self._fit_learner(fit, X, y, data.seed)
+            estimator, fit_time, constant = self._fit_learner(fit, X, y, seed)
         # The packages whose modules loading and fitting the learner imported
         # (a wrapper that imports its solver inside fit), as plain strings.
         imported = self.imported.setdefault(fit.learner, set())
         imported |= {name.partition(".")[0] for name in _modules_since(last_module)}
-        truth = (
-            None
-            if data.related is not None
-            else GroundTruth(
+        truth = data.truth
+        if truth is None and data.related is None:  # refused: fail with the reason
+            truth = GroundTruth(
                 data.adjacency, spec.model, data.covariance, data.precision
             )
-        )
         result: dict[str, Any] = {
             "fit_time": fit_time,
             "imported": sorted(imported),
@@ -515,23 +537,13 @@ class _Server(Server):
     def _fit_learner(
         self, fit: Fit, X: np.ndarray, y: np.ndarray | None, seed: int
     ) -> tuple[Any, float, np.ndarray]:
-        """The learner loaded, seeded and fitted on ``X`` (and the labels ``y`` of
-        a related model's groups); its fit time; and the constant columns of
-        ``X`` (before the learner may write into it)."""
-        spec = self.spec
+        """The learner loaded, seeded with ``seed`` and fitted on ``X`` (and the
+        labels ``y`` of a related model's groups); its fit time; and the constant
+        columns of ``X`` (before the learner may write into it)."""
         # Loaded here, in the fit's own child: a learner the worker cannot load
         # fails its own fits, never the run (nor the template).
-        estimator = clone(load_learner(spec.learners[fit.learner]))
-        seed_estimator(
-            estimator,
-            learner_seed(
-                seed,
-                fit.cell.generator,
-                fit.data_model,
-                fit.n_samples,
-                fit.learner,
-            ),
-        )
+        estimator = clone(load_learner(self.spec.learners[fit.learner]))
+        seed_estimator(estimator, seed)
         # Named in the row's message (before the learner may write into X): a
         # constant variable carries nothing to learn a graph from.
         constant = constant_columns(X)
@@ -666,8 +678,16 @@ def run_fit(spec: Spec, fit: Fit) -> dict:
     # The draw (answered at once when the data set is kept) and the fit: two
     # requests, each with its own deadline, in one exchange with the worker's
     # fork server; the fit runs only if the draw succeeded.
+    # The learner's seed is derived here, where the code that derives it has run
+    # before: in the fit's fresh child it would cost copy-on-write faults.
+    seeded = learner_seed(
+        seed, fit.cell.generator, fit.data_model, fit.n_samples, fit.learner
+    )
     outcomes = worker.call_each(
-        [("prepare", (fit.cell, fit.data_model, fit.n_samples)), ("fit", (fit,))],
+        [
+            ("prepare", (fit.cell, fit.data_model, fit.n_samples)),
+            ("fit", (fit, seeded)),
+        ],
         spec.timeout,
     )
     prepared = outcomes[0]

@@ -256,6 +256,17 @@ class Server:
         """Whether a kept entry sent by a child has the expected form (default: no)."""
         return False
 
+    def derive(self, key: Hashable, value: Any) -> None:
+        """Complete an accepted kept entry, where it is kept (default: nothing).
+
+        Called in the template on each kept entry a child sent, after
+        :meth:`accepts_kept` and before the entry is kept: what every later
+        request would compute from the entry alone is computed once here, and the
+        children forked after inherit it (the spare gets it with the entry). Only
+        the server's own code on the plain entry, as in :meth:`cached`; it must
+        not raise.
+        """
+
     def keep(self, key: Hashable, value: Any) -> None:
         """Keep ``value`` for the following requests (the oldest entries go)."""
         self._fresh[key] = value
@@ -321,7 +332,8 @@ class InProcess:
                 outcomes.append(Outcome(Status.OK, value, "", 0.0))
                 continue
             outcome = _run(self._server, name, args)
-            self._server.take_fresh()
+            for key, value in self._server.take_fresh().items():
+                self._server.derive(key, value)
             if outcome.message.startswith("KeyboardInterrupt"):
                 raise KeyboardInterrupt
             outcomes.append(outcome)
@@ -848,6 +860,8 @@ class _Template:
             message = f"its process sent an answer the harness refuses: {exc}"
             return Outcome(Status.FAILED, None, truncate(message), elapsed)
         if fresh:
+            for key, value in fresh.items():
+                self.server.derive(key, value)
             self.generation += 1
             for key in fresh:
                 self.stamps[key] = self.generation
