@@ -175,10 +175,7 @@ class StackWalker(BaseEstimator):
         entries = {}
         for key, data in list(server.kept.items()):
             observed = {name: 2.0 * X + 1.0 for name, X in data.observed.items()}
-            # As a child sends a cell: without the truth the template builds.
-            entries[key] = dataclasses.replace(
-                data, observed=observed, hashes={}, truth=None
-            )
+            entries[key] = dataclasses.replace(data, observed=observed, hashes={})
         return entries
 
     def fit(self, X, y=None):
@@ -206,7 +203,7 @@ class StackWalker(BaseEstimator):
         elif kind == "poison_kept":
             for key, data in self._poisoned(server).items():
                 server.kept[key].observed.update(data.observed)
-                server.keep(key, dataclasses.replace(server.kept[key], truth=None))
+                server.keep(key, server.kept[key])
         elif kind == "keep_other":
             for key, data in self._poisoned(server).items():
                 other = dataclasses.replace(key, repeat=(key.repeat + 1) % 3)

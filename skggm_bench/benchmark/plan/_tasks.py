@@ -18,7 +18,6 @@ all.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import hashlib
 import importlib
 import json
@@ -268,9 +267,6 @@ class _CellData:
     hashes: dict[tuple[str, int], str] = field(default_factory=dict)
     # The cell of a related model (K classes, T times, hidden variables), or None.
     related: RelatedCell | None = None
-    # What the fits are scored against, built once by the template from the
-    # arrays above (:meth:`_Server.derive`); None in what a child sends.
-    truth: GroundTruth | None = None
 
     def rows(self, data_model: str, n_samples: int) -> tuple[np.ndarray, Any]:
         """The data set of ``n_samples`` (per group) rows, and its labels (or None)."""
@@ -350,29 +346,12 @@ class _Server(Server):
             and all(type(a) is np.ndarray for a in value.observed.values())
             and type(value.hashes) is dict
             and (value.related is None or _is_related_cell(value.related))
-            and value.truth is None
         )
-
-    def derive(self, key: Cell, value: _CellData) -> None:
-        """The cell's :class:`GroundTruth`, built once for all its fits.
-
-        Its validation would otherwise run in every fit's fresh child (some 90
-        copy-on-write faults each). A truth it refuses is left to the fits, which
-        then fail with the reason.
-        """
-        if value.related is None:
-            with contextlib.suppress(Exception):
-                value.truth = GroundTruth(
-                    value.adjacency, self.spec.model, value.covariance, value.precision
-                )
 
     def size(self, value: _CellData) -> int:
         arrays = [value.adjacency, value.covariance, value.precision, value.latent]
         # A related cell's truth is the arrays above; its rows are its own.
         rows = [] if value.related is None else value.related.rows
-        truth = value.truth
-        if truth is not None:
-            arrays += [truth.adjacency, truth.covariance, truth.precision]
         return sum(a.nbytes for a in [*arrays, *value.observed.values(), *rows])
 
     def warm_up(self) -> None:
@@ -481,9 +460,7 @@ class _Server(Server):
                 self.spec.data_models[data_model],
                 data.seed,
             )
-            # Back to the template, for the following fits, as plain data: the
-            # template builds the truth again (a child's truth is not taken).
-            self.keep(cell, dataclasses.replace(data, truth=None))
+            self.keep(cell, data)  # back to the template, for the following fits
         return data.signal | {DATA_HASH: self._hash(data, data_model, n_samples)}
 
     def fit(self, fit: Fit, seed: int) -> dict:
@@ -505,11 +482,13 @@ class _Server(Server):
         # (a wrapper that imports its solver inside fit), as plain strings.
         imported = self.imported.setdefault(fit.learner, set())
         imported |= {name.partition(".")[0] for name in _modules_since(last_module)}
-        truth = data.truth
-        if truth is None and data.related is None:  # refused: fail with the reason
-            truth = GroundTruth(
+        truth = (
+            None
+            if data.related is not None
+            else GroundTruth(
                 data.adjacency, spec.model, data.covariance, data.precision
             )
+        )
         result: dict[str, Any] = {
             "fit_time": fit_time,
             "imported": sorted(imported),
@@ -675,14 +654,14 @@ def run_fit(spec: Spec, fit: Fit) -> dict:
         isolate=spec.isolate,
         memory_limit=spec.memory_limit,
     )
-    # The draw (answered at once when the data set is kept) and the fit: two
-    # requests, each with its own deadline, in one exchange with the worker's
-    # fork server; the fit runs only if the draw succeeded.
     # The learner's seed is derived here, where the code that derives it has run
     # before: in the fit's fresh child it would cost copy-on-write faults.
     seeded = learner_seed(
         seed, fit.cell.generator, fit.data_model, fit.n_samples, fit.learner
     )
+    # The draw (answered at once when the data set is kept) and the fit: two
+    # requests, each with its own deadline, in one exchange with the worker's
+    # fork server; the fit runs only if the draw succeeded.
     outcomes = worker.call_each(
         [
             ("prepare", (fit.cell, fit.data_model, fit.n_samples)),

@@ -93,6 +93,7 @@ import ctypes
 import faulthandler
 import functools
 import gc
+import math
 import multiprocessing
 import os
 import resource
@@ -107,7 +108,7 @@ import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
-from multiprocessing.connection import Connection, Pipe, wait
+from multiprocessing.connection import Connection, Pipe
 from typing import Any
 
 from ..results._schema import Status
@@ -256,17 +257,6 @@ class Server:
         """Whether a kept entry sent by a child has the expected form (default: no)."""
         return False
 
-    def derive(self, key: Hashable, value: Any) -> None:
-        """Complete an accepted kept entry, where it is kept (default: nothing).
-
-        Called in the template on each kept entry a child sent, after
-        :meth:`accepts_kept` and before the entry is kept: what every later
-        request would compute from the entry alone is computed once here, and the
-        children forked after inherit it (the spare gets it with the entry). Only
-        the server's own code on the plain entry, as in :meth:`cached`; it must
-        not raise.
-        """
-
     def keep(self, key: Hashable, value: Any) -> None:
         """Keep ``value`` for the following requests (the oldest entries go)."""
         self._fresh[key] = value
@@ -332,8 +322,7 @@ class InProcess:
                 outcomes.append(Outcome(Status.OK, value, "", 0.0))
                 continue
             outcome = _run(self._server, name, args)
-            for key, value in self._server.take_fresh().items():
-                self._server.derive(key, value)
+            self._server.take_fresh()
             if outcome.message.startswith("KeyboardInterrupt"):
                 raise KeyboardInterrupt
             outcomes.append(outcome)
@@ -431,10 +420,26 @@ def _pidfd(pid: int) -> int | None:
         return None
 
 
+def _readable(fds: list[int], timeout: float | None) -> set[int]:
+    """Those of ``fds`` readable (or closed) within ``timeout`` seconds (None: ever).
+
+    A ``poll`` call, where ``multiprocessing.connection.wait`` builds a selector
+    and its keys at every call: in the template, whose pages are shared with a
+    child forked since, each object written costs a copy-on-write fault (some 40
+    per request). ``poll`` takes at most 2**31 - 1 ms (24.8 days): the longest
+    wait here is a study's largest ``timeout`` plus the template's grace.
+    """
+    poller = select.poll()
+    for fd in fds:
+        poller.register(fd, select.POLLIN)
+    wait_ms = None if timeout is None else max(0, math.ceil(1e3 * timeout))
+    return {fd for fd, _ in poller.poll(wait_ms)}
+
+
 def _wait_ready(conn: Connection, pidfd: int | None, timeout: float | None) -> bool:
     """Wait until ``conn`` has data or the process behind ``pidfd`` has exited."""
     if pidfd is not None:
-        return bool(wait([conn, pidfd], timeout))
+        return bool(_readable([conn.fileno(), pidfd], timeout))
     # Without pidfds (Linux before 5.3): a death is seen when the pipe closes, so a
     # descendant that holds the pipe can hide it until the deadline.
     deadline = None if timeout is None else time.monotonic() + timeout
@@ -454,12 +459,21 @@ def _reap(pid: int) -> int | None:
 
 def _children() -> list[int]:
     """This process's children (Linux; [] where unknown)."""
-    path = f"/proc/self/task/{os.getpid()}/children"
+    # Read with os.read, not open(): the template calls this after every request,
+    # and a text file object is a dozen objects to write (copy-on-write faults).
     try:
-        with open(path) as children:
-            return [int(pid) for pid in children.read().split()]
+        fd = os.open(f"/proc/self/task/{os.getpid()}/children", os.O_RDONLY)
+    except OSError:
+        return []
+    try:
+        chunks = []
+        while chunk := os.read(fd, 65536):
+            chunks.append(chunk)
+        return [int(pid) for pid in b"".join(chunks).split()]
     except (OSError, ValueError):
         return []
+    finally:
+        os.close(fd)
 
 
 def _kill_group(pid: int) -> None:
@@ -611,7 +625,13 @@ class _Child:
             os.close(self.pidfd)
 
     def remove_workdir(self) -> None:
-        if self.workdir is not None:
+        if self.workdir is None:
+            return
+        # Most fits write nothing there: one call, not the Python of rmtree (the
+        # template pays each object it writes in copy-on-write faults).
+        try:
+            os.rmdir(self.workdir)
+        except OSError:
             shutil.rmtree(self.workdir, ignore_errors=True)
 
 
@@ -647,17 +667,41 @@ class _Template:
         self.ending: dict[int, _Child] = {}
         self.mappings = _shared_mappings()
         _libc_munmap()
+        self.workdirs = 0  # working directories made so far
+        self.tmp = tempfile.gettempdir()
+
+    def make_workdir(self) -> str | None:
+        """A fresh directory for the next child (None: there is no temporary folder).
+
+        Named by this template's pid and a count, made with ``os.mkdir``, which
+        fails on any existing path (it never follows a link): the random name of
+        ``tempfile.mkdtemp`` costs the template some 40 copy-on-write faults per
+        child, and is used only when the name is taken (a directory left by a
+        killed template of the same pid).
+        """
+        self.workdirs += 1
+        prefix = _workdir_prefix(self.pid)
+        path = os.path.join(self.tmp, f"{prefix}{self.workdirs}")
+        try:
+            os.mkdir(path, 0o700)
+            return path
+        except FileExistsError:
+            pass
+        except OSError:
+            return None
+        try:
+            return tempfile.mkdtemp(prefix=prefix, dir=self.tmp)
+        except OSError:
+            return None
 
     def fork_child(self) -> _Child:
         ours, theirs = Pipe(duplex=True)
         # Each child works in a fresh directory of its own, removed when it has
         # ended: what a learner writes in its working directory (psics writes
         # ``_covselsigma.dat`` at every fit) reaches neither the user's directory,
-        # nor the results store, nor the next fit.
-        try:
-            workdir: str | None = tempfile.mkdtemp(prefix=_workdir_prefix(self.pid))
-        except OSError:  # no writable temporary folder: the worker's directory
-            workdir = None
+        # nor the results store, nor the next fit. Without a writable temporary
+        # folder, it works in the worker's directory.
+        workdir = self.make_workdir()
         pid = os.fork()
         if pid == 0:
             try:
@@ -692,7 +736,7 @@ class _Template:
         child.remove_workdir()
         self.sweep()
 
-    def reap_ended(self, ready: list) -> None:
+    def reap_ended(self, ready: set[int]) -> None:
         for pid, child in list(self.ending.items()):
             if child.pidfd in ready:
                 del self.ending[pid]
@@ -761,12 +805,12 @@ class _Template:
         while True:
             pidfds = [child.pidfd for child in self.ending.values()]
             left = _IDLE_EXIT_SECONDS - (time.monotonic() - idle_since)
-            ready = wait([self.conn, *pidfds], max(left, 0.0))
+            ready = _readable([self.conn.fileno(), *pidfds], max(left, 0.0))
             if not ready:
                 self.finish(_IDLE_EXIT_STATUS)
             if self.ending and any(fd in ready for fd in pidfds):
                 self.reap_ended(ready)
-            if self.conn not in ready:
+            if self.conn.fileno() not in ready:
                 continue
             try:
                 requests, timeout = self.conn.recv()
@@ -860,8 +904,6 @@ class _Template:
             message = f"its process sent an answer the harness refuses: {exc}"
             return Outcome(Status.FAILED, None, truncate(message), elapsed)
         if fresh:
-            for key, value in fresh.items():
-                self.server.derive(key, value)
             self.generation += 1
             for key in fresh:
                 self.stamps[key] = self.generation
