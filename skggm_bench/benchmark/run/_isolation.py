@@ -426,8 +426,10 @@ def _readable(fds: list[int], timeout: float | None) -> set[int]:
     A ``poll`` call, where ``multiprocessing.connection.wait`` builds a selector
     and its keys at every call: in the template, whose pages are shared with a
     child forked since, each object written costs a copy-on-write fault (some 40
-    per request). ``poll`` takes at most 2**31 - 1 ms (24.8 days): the longest
-    wait here is a study's largest ``timeout`` plus the template's grace.
+    per request). Unlike ``select.select`` it takes descriptors above 1023 (the
+    process that called ``run()`` may hold that many). It waits at most 2**31 - 1
+    ms (24.8 days): the longest wait here is a study's largest ``timeout`` plus
+    the template's grace.
     """
     poller = select.poll()
     for fd in fds:
@@ -950,7 +952,7 @@ def _short(value: Any) -> str:
 
 def _exited(child: _Child) -> bool:
     if child.pidfd is not None:
-        return bool(select.select([child.pidfd], [], [], 0)[0])
+        return bool(_readable([child.pidfd], 0))
     return False
 
 
@@ -1130,7 +1132,7 @@ class ForkServer:
 
     def _template_exited(self) -> bool:
         if self._pidfd is not None:
-            return bool(select.select([self._pidfd], [], [], 0)[0])
+            return bool(_readable([self._pidfd], 0))
         with contextlib.suppress(ChildProcessError):
             return os.waitpid(self._pid, os.WNOHANG)[0] != 0
         return True
@@ -1266,7 +1268,7 @@ def _watch_parent() -> None:
 
     def watch() -> None:
         if pidfd is not None:
-            select.select([pidfd], [], [])
+            _readable([pidfd], None)
         else:
             while os.getppid() == parent.pid:
                 time.sleep(0.2)
