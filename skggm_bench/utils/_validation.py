@@ -149,9 +149,11 @@ def constant_columns(X: np.ndarray) -> np.ndarray:
     X = np.asarray(X)
     if X.ndim != 2 or X.shape[0] < 2 or X.dtype.kind not in "biuf":
         return np.empty(0, dtype=int)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns
-        low, high = np.nanmin(X, axis=0), np.nanmax(X, axis=0)
+    # fmin/fmax skip NaN, and give NaN (unequal to itself) for an all-NaN column
+    # without the warning of nanmin: two C reductions, which the harness runs in
+    # every fit's fresh process (the Python of nanmin and of catching its warning
+    # costs a fresh process some 70 copy-on-write faults).
+    low, high = np.fmin.reduce(X, axis=0), np.fmax.reduce(X, axis=0)
     return np.flatnonzero(low == high)
 
 

@@ -402,3 +402,30 @@ def test_a_data_set_already_observed_is_prepared_by_the_template():
     assert answer != template.cached("prepare", (*args, small.n_samples))
     assert template.cached("prepare", (small.cell, "other", 10)) is MISSING
     assert template.cached("fit", (large,)) is MISSING
+
+
+def test_a_process_with_over_1024_descriptors_runs_isolated_fits():
+    # The process that calls run() (n_jobs=1) may hold many files; the template
+    # inherits them, so the descriptors of its children and pipes lie above 1023,
+    # where select.select refuses them ("filedescriptor out of range").
+    read_end, write_end = os.pipe()
+    held = [os.dup(read_end) for _ in range(1100)]
+    try:
+        assert max(held) > 1023
+        bench = Benchmark(
+            {"dd": DiagonalDominance()},
+            {"lw": LedoitWolf(), "crash": Hostile("segfault")},
+            n_features=5,
+            n_samples=(20,),
+            densities=(0.3,),
+            n_repeats=2,
+            random_state=0,
+            n_jobs=1,
+            timeout=TIMEOUT,
+        )
+        frame = bench.run().frame.set_index("learner")
+    finally:
+        for fd in (*held, read_end, write_end):
+            os.close(fd)
+    assert (frame.loc["lw", "status"] == "ok").all()
+    assert (frame.loc["crash", "status"] == "crashed").all()

@@ -12,7 +12,8 @@ nothing, per request.
 ``--stages``: instead, each child logs the CPU and faults of the harness's calls
 inside it (the draw's stages, cloning, seeding, scoring, the answer) and the
 averages per kind of request are printed. Children killed right after their
-answer may not log: the averages are over those that did.
+answer may not log (or log half a line, skipped): the averages are over those
+that did.
 
 ``--no-huge-pages``: the template skips ``_huge_pages`` (to measure what they save).
 """
@@ -172,7 +173,10 @@ def stages() -> None:
     sums: dict = collections.defaultdict(lambda: [0.0, 0.0, 0, 0])
     with open(log) as handle:
         for line in handle:
-            logged = ast.literal_eval(line)
+            try:
+                logged = ast.literal_eval(line)
+            except (SyntaxError, ValueError):  # a child killed while it logged
+                continue
             kind = "fit" if "the whole fit request" in logged else "draw"
             for name, values in logged.items():
                 entry = sums[kind, name]

@@ -229,8 +229,8 @@ def seed_estimator(estimator: Any, seed: int) -> None:
         for name, value in params.items()
         if value is None and (name == "random_state" or name.endswith("__random_state"))
     )
-    seeds = np.random.SeedSequence(seed).generate_state(len(names))
-    if names:
+    if names:  # no SeedSequence for a learner without one: it runs in a fresh child
+        seeds = np.random.SeedSequence(seed).generate_state(len(names))
         estimator.set_params(**dict(zip(names, seeds.tolist(), strict=True)))
 
 
@@ -463,8 +463,9 @@ class _Server(Server):
             self.keep(cell, data)  # back to the template, for the following fits
         return data.signal | {DATA_HASH: self._hash(data, data_model, n_samples)}
 
-    def fit(self, fit: Fit) -> dict:
-        """Fit the learner on its own copy of the data set; score it."""
+    def fit(self, fit: Fit, seed: int) -> dict:
+        """Fit the learner, seeded with ``seed``, on its own copy of the data set;
+        score it."""
         spec = self.spec
         data = self._cell(fit.cell)
         last_module = _last_module()
@@ -476,7 +477,7 @@ class _Server(Server):
         # not printed: "always", so that a repeated warning counts every time.
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            estimator, fit_time, constant = self._fit_learner(fit, X, y, data.seed)
+            estimator, fit_time, constant = self._fit_learner(fit, X, y, seed)
         # The packages whose modules loading and fitting the learner imported
         # (a wrapper that imports its solver inside fit), as plain strings.
         imported = self.imported.setdefault(fit.learner, set())
@@ -515,23 +516,13 @@ class _Server(Server):
     def _fit_learner(
         self, fit: Fit, X: np.ndarray, y: np.ndarray | None, seed: int
     ) -> tuple[Any, float, np.ndarray]:
-        """The learner loaded, seeded and fitted on ``X`` (and the labels ``y`` of
-        a related model's groups); its fit time; and the constant columns of
-        ``X`` (before the learner may write into it)."""
-        spec = self.spec
+        """The learner loaded, seeded with ``seed`` and fitted on ``X`` (and the
+        labels ``y`` of a related model's groups); its fit time; and the constant
+        columns of ``X`` (before the learner may write into it)."""
         # Loaded here, in the fit's own child: a learner the worker cannot load
         # fails its own fits, never the run (nor the template).
-        estimator = clone(load_learner(spec.learners[fit.learner]))
-        seed_estimator(
-            estimator,
-            learner_seed(
-                seed,
-                fit.cell.generator,
-                fit.data_model,
-                fit.n_samples,
-                fit.learner,
-            ),
-        )
+        estimator = clone(load_learner(self.spec.learners[fit.learner]))
+        seed_estimator(estimator, seed)
         # Named in the row's message (before the learner may write into X): a
         # constant variable carries nothing to learn a graph from.
         constant = constant_columns(X)
@@ -663,11 +654,19 @@ def run_fit(spec: Spec, fit: Fit) -> dict:
         isolate=spec.isolate,
         memory_limit=spec.memory_limit,
     )
+    # The learner's seed is derived here, where the code that derives it has run
+    # before: in the fit's fresh child it would cost copy-on-write faults.
+    seeded = learner_seed(
+        seed, fit.cell.generator, fit.data_model, fit.n_samples, fit.learner
+    )
     # The draw (answered at once when the data set is kept) and the fit: two
     # requests, each with its own deadline, in one exchange with the worker's
     # fork server; the fit runs only if the draw succeeded.
     outcomes = worker.call_each(
-        [("prepare", (fit.cell, fit.data_model, fit.n_samples)), ("fit", (fit,))],
+        [
+            ("prepare", (fit.cell, fit.data_model, fit.n_samples)),
+            ("fit", (fit, seeded)),
+        ],
         spec.timeout,
     )
     prepared = outcomes[0]

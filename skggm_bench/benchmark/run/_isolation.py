@@ -95,6 +95,7 @@ import ctypes
 import faulthandler
 import functools
 import gc
+import math
 import multiprocessing
 import os
 import resource
@@ -109,7 +110,7 @@ import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
-from multiprocessing.connection import Connection, Pipe, wait
+from multiprocessing.connection import Connection, Pipe
 from typing import Any
 
 from ..results._schema import Status
@@ -422,10 +423,28 @@ def _pidfd(pid: int) -> int | None:
         return None
 
 
+def _readable(fds: list[int], timeout: float | None) -> set[int]:
+    """Those of ``fds`` readable (or closed) within ``timeout`` seconds (None: ever).
+
+    A ``poll`` call, where ``multiprocessing.connection.wait`` builds a selector
+    and its keys at every call: in the template, whose pages are shared with a
+    child forked since, each object written costs a copy-on-write fault (some 40
+    per request). Unlike ``select.select`` it takes descriptors above 1023 (the
+    process that called ``run()`` may hold that many). It waits at most 2**31 - 1
+    ms (24.8 days): the longest wait here is a study's largest ``timeout`` plus
+    the template's grace.
+    """
+    poller = select.poll()
+    for fd in fds:
+        poller.register(fd, select.POLLIN)
+    wait_ms = None if timeout is None else max(0, math.ceil(1e3 * timeout))
+    return {fd for fd, _ in poller.poll(wait_ms)}
+
+
 def _wait_ready(conn: Connection, pidfd: int | None, timeout: float | None) -> bool:
     """Wait until ``conn`` has data or the process behind ``pidfd`` has exited."""
     if pidfd is not None:
-        return bool(wait([conn, pidfd], timeout))
+        return bool(_readable([conn.fileno(), pidfd], timeout))
     # Without pidfds (Linux before 5.3): a death is seen when the pipe closes, so a
     # descendant that holds the pipe can hide it until the deadline.
     deadline = None if timeout is None else time.monotonic() + timeout
@@ -445,12 +464,21 @@ def _reap(pid: int) -> int | None:
 
 def _children() -> list[int]:
     """This process's children (Linux; [] where unknown)."""
-    path = f"/proc/self/task/{os.getpid()}/children"
+    # Read with os.read, not open(): the template calls this after every request,
+    # and a text file object is a dozen objects to write (copy-on-write faults).
     try:
-        with open(path) as children:
-            return [int(pid) for pid in children.read().split()]
+        fd = os.open(f"/proc/self/task/{os.getpid()}/children", os.O_RDONLY)
+    except OSError:
+        return []
+    try:
+        chunks = []
+        while chunk := os.read(fd, 65536):
+            chunks.append(chunk)
+        return [int(pid) for pid in b"".join(chunks).split()]
     except (OSError, ValueError):
         return []
+    finally:
+        os.close(fd)
 
 
 def _kill_group(pid: int) -> None:
@@ -602,7 +630,13 @@ class _Child:
             os.close(self.pidfd)
 
     def remove_workdir(self) -> None:
-        if self.workdir is not None:
+        if self.workdir is None:
+            return
+        # Most fits write nothing there: one call, not the Python of rmtree (the
+        # template pays each object it writes in copy-on-write faults).
+        try:
+            os.rmdir(self.workdir)
+        except OSError:
             shutil.rmtree(self.workdir, ignore_errors=True)
 
 
@@ -638,17 +672,41 @@ class _Template:
         self.ending: dict[int, _Child] = {}
         self.mappings = _shared_mappings()
         _libc_munmap()
+        self.workdirs = 0  # working directories made so far
+        self.tmp = tempfile.gettempdir()
+
+    def make_workdir(self) -> str | None:
+        """A fresh directory for the next child (None: there is no temporary folder).
+
+        Named by this template's pid and a count, made with ``os.mkdir``, which
+        fails on any existing path (it never follows a link): the random name of
+        ``tempfile.mkdtemp`` costs the template some 40 copy-on-write faults per
+        child, and is used only when the name is taken (a directory left by a
+        killed template of the same pid).
+        """
+        self.workdirs += 1
+        prefix = _workdir_prefix(self.pid)
+        path = os.path.join(self.tmp, f"{prefix}{self.workdirs}")
+        try:
+            os.mkdir(path, 0o700)
+            return path
+        except FileExistsError:
+            pass
+        except OSError:
+            return None
+        try:
+            return tempfile.mkdtemp(prefix=prefix, dir=self.tmp)
+        except OSError:
+            return None
 
     def fork_child(self) -> _Child:
         ours, theirs = Pipe(duplex=True)
         # Each child works in a fresh directory of its own, removed when it has
         # ended: what a learner writes in its working directory (psics writes
         # ``_covselsigma.dat`` at every fit) reaches neither the user's directory,
-        # nor the results store, nor the next fit.
-        try:
-            workdir: str | None = tempfile.mkdtemp(prefix=_workdir_prefix(self.pid))
-        except OSError:  # no writable temporary folder: the worker's directory
-            workdir = None
+        # nor the results store, nor the next fit. Without a writable temporary
+        # folder, it works in the worker's directory.
+        workdir = self.make_workdir()
         pid = os.fork()
         if pid == 0:
             try:
@@ -683,7 +741,7 @@ class _Template:
         child.remove_workdir()
         self.sweep()
 
-    def reap_ended(self, ready: list) -> None:
+    def reap_ended(self, ready: set[int]) -> None:
         for pid, child in list(self.ending.items()):
             if child.pidfd in ready:
                 del self.ending[pid]
@@ -752,12 +810,12 @@ class _Template:
         while True:
             pidfds = [child.pidfd for child in self.ending.values()]
             left = _IDLE_EXIT_SECONDS - (time.monotonic() - idle_since)
-            ready = wait([self.conn, *pidfds], max(left, 0.0))
+            ready = _readable([self.conn.fileno(), *pidfds], max(left, 0.0))
             if not ready:
                 self.finish(_IDLE_EXIT_STATUS)
             if self.ending and any(fd in ready for fd in pidfds):
                 self.reap_ended(ready)
-            if self.conn not in ready:
+            if self.conn.fileno() not in ready:
                 continue
             try:
                 requests, timeout = self.conn.recv()
@@ -897,7 +955,7 @@ def _short(value: Any) -> str:
 
 def _exited(child: _Child) -> bool:
     if child.pidfd is not None:
-        return bool(select.select([child.pidfd], [], [], 0)[0])
+        return bool(_readable([child.pidfd], 0))
     return False
 
 
@@ -1077,7 +1135,7 @@ class ForkServer:
 
     def _template_exited(self) -> bool:
         if self._pidfd is not None:
-            return bool(select.select([self._pidfd], [], [], 0)[0])
+            return bool(_readable([self._pidfd], 0))
         with contextlib.suppress(ChildProcessError):
             return os.waitpid(self._pid, os.WNOHANG)[0] != 0
         return True
@@ -1240,7 +1298,7 @@ def _watch_parent() -> None:
 
     def watch() -> None:
         if pidfd is not None:
-            select.select([pidfd], [], [])
+            _readable([pidfd], None)
         else:
             while os.getppid() == parent.pid:
                 time.sleep(0.2)
