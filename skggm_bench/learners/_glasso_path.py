@@ -52,6 +52,14 @@ _MAX_CG = 500
 # Columns per block of the sparse-dense products (_newton_direction): 256
 # was fastest of 64-512 at p = 2000.
 _BLOCK = 256
+# A full Newton step near the solution shrinks the gradient's norm far more
+# than this factor (to about its square, and the forcing term's share); a step
+# that does not, once the norm is below _LOCAL, tells the single-precision
+# products of the conjugate gradients apart from the exact Hessian, and the
+# component is finished in double precision (_solve_component).
+_CONTRACTION = 0.1
+_LOCAL = 1e-2
+_PRECISIONS = (np.float32, np.float64)
 # Armijo constant of the line search and its shortest step.
 _ARMIJO = 1e-4
 _MIN_STEP = 1e-12
@@ -83,7 +91,7 @@ def _inverse_from_factor(factor):
     return lower + np.tril(lower, -1).T
 
 
-def _newton_direction(W, K, gradient, support):
+def _newton_direction(W, K, gradient, support, dtype):
     """Solve ``P(W D W) = -gradient`` for ``D`` on ``support`` (P: restriction).
 
     Preconditioned conjugate gradients in the Frobenius inner product, on the
@@ -102,6 +110,14 @@ def _newton_direction(W, K, gradient, support):
     at the penalties of interest): products with them are sparse times dense,
     so an iteration costs one dense product (``W (D W)``) where it cost four;
     at p = 1000 this more than halved the solver's time.
+
+    The products run in ``dtype``; the iterates, residuals and inner products
+    stay in double precision. In single precision (``sgemm`` is twice
+    ``dgemm``'s speed) a product is off by about 1e-6 of its size, so the
+    direction is off by about that share of the gradient, which near the
+    solution is itself small: the Newton steps still converge as fast (the
+    same steps at p = 1000), and the optimality conditions, checked in double
+    precision by the caller, decide when to stop.
     """
     p = W.shape[0]
     rows, cols = np.nonzero(support)
@@ -109,28 +125,35 @@ def _newton_direction(W, K, gradient, support):
     np.cumsum(np.bincount(rows, minlength=p), out=indptr[1:])
 
     def on_support(values):
-        return sparse.csr_array((values, cols, indptr), shape=(p, p))
+        return sparse.csr_array(
+            (values.astype(dtype, copy=False), cols, indptr), shape=(p, p)
+        )
 
     # Sparse times dense one block of columns at a time: each nonzero reads a
     # row of the block, which stays in cache; over the whole dense matrix
     # (32 MB at p = 2000) the same product took 2.3x longer.
     blocks = [slice(start, start + _BLOCK) for start in range(0, p, _BLOCK)]
+    W = W.astype(dtype)
     W_blocks = [np.ascontiguousarray(W[:, block]) for block in blocks]
-    K_blocks = [np.ascontiguousarray(K[:, block]) for block in blocks]
+    K_blocks = [np.ascontiguousarray(K[:, block], dtype=dtype) for block in blocks]
     K_sparse = on_support(K[rows, cols])
     buffer = np.empty_like(W)
+    # The dense product writes into one array reused by every iteration: a
+    # fresh p x p result is a fresh mapping, its pages faulted in each time.
+    product = np.empty_like(W)
 
     def hessian(values):
         D = on_support(values)
         for block, W_block in zip(blocks, W_blocks, strict=True):
             buffer[:, block] = D @ W_block
-        return (W @ buffer)[rows, cols]
+        np.matmul(W, buffer, out=product)
+        return product[rows, cols].astype(float)
 
     def preconditioner(values):
         R = on_support(values)
         for block, K_block in zip(blocks, K_blocks, strict=True):
             buffer[:, block] = K_sparse @ (R @ K_block)
-        return buffer[rows, cols]
+        return buffer[rows, cols].astype(float)
 
     residual = -gradient[rows, cols]
     norm0 = np.linalg.norm(residual)
@@ -140,13 +163,13 @@ def _newton_direction(W, K, gradient, support):
     direction = z.copy()
     rz = np.dot(residual, z)
     for _ in range(_MAX_CG):
-        product = hessian(direction)
-        curvature = np.dot(direction, product)
+        image = hessian(direction)
+        curvature = np.dot(direction, image)
         if curvature <= 0:
             break
         step = rz / curvature
         d += step * direction
-        residual -= step * product
+        residual -= step * image
         if np.dot(residual, residual) <= target:
             break
         z = preconditioner(residual)
@@ -154,7 +177,7 @@ def _newton_direction(W, K, gradient, support):
         direction *= rz_next / rz
         direction += z
         rz = rz_next
-    D = np.zeros_like(W)
+    D = np.zeros((p, p))
     D[rows, cols] = d
     return 0.5 * (D + D.T)
 
@@ -184,16 +207,42 @@ def _limit_entering(entering, excess, active):
     entering[...] = kept | kept.T
 
 
+def _line_search(S, alpha, K, D, orthant, gradient, value, offdiag):
+    """The step along ``D`` (halved from 1) that decreases ``f`` enough.
+
+    Returns the new ``K``, its objective and Cholesky factor, or None when no
+    step longer than ``_MIN_STEP`` does.
+    """
+    step = 1.0
+    while step >= _MIN_STEP:
+        candidate = K + step * D
+        # Cut back to the orthant: an entry leaving its sign becomes 0.
+        candidate[(np.sign(candidate) != orthant) & offdiag] = 0.0
+        new_value, new_factor = _objective(S, candidate, alpha, offdiag)
+        decrease = np.sum(gradient * (candidate - K))
+        allowed = value + _ARMIJO * decrease + _ROUNDING_SLACK * abs(value)
+        if new_factor is not None and new_value <= allowed:
+            return candidate, new_value, new_factor
+        step /= 2.0
+    return None
+
+
 def _solve_component(S, alpha, K):
     """Graphical lasso of one component from the positive definite start ``K``.
 
-    Returns the solution, or None when it does not settle.
+    Returns the solution, or None when it does not settle. The conjugate
+    gradients' products run in single precision until a Newton step shows
+    that they limit the convergence (a local step that does not contract the
+    gradient by ``_CONTRACTION``, or a direction along which the line search
+    finds no decrease); from then on they run in double precision.
     """
     p = S.shape[0]
     offdiag = ~np.eye(p, dtype=bool)
     value, factor = _objective(S, K, alpha, offdiag)
     if factor is None:
         return None
+    precise = False
+    previous_norm = np.inf
     for _ in range(_MAX_NEWTON):
         W = _inverse_from_factor(factor)
         smooth = S - W
@@ -213,21 +262,22 @@ def _solve_component(S, alpha, K):
         orthant = np.where(active, sign, np.where(entering, -np.sign(smooth), 0.0))
         support = active | entering | ~offdiag
         gradient = np.where(support, smooth + alpha * orthant, 0.0)
-        D = _newton_direction(W, K, gradient, support)
-        step = 1.0
-        while True:
-            candidate = K + step * D
-            # Cut back to the orthant: an entry leaving its sign becomes 0.
-            candidate[(np.sign(candidate) != orthant) & offdiag] = 0.0
-            new_value, new_factor = _objective(S, candidate, alpha, offdiag)
-            decrease = np.sum(gradient * (candidate - K))
-            allowed = value + _ARMIJO * decrease + _ROUNDING_SLACK * abs(value)
-            if new_factor is not None and new_value <= allowed:
+        norm = np.linalg.norm(gradient)
+        if previous_norm < _LOCAL and norm > _CONTRACTION * previous_norm:
+            precise = True
+        previous_norm = norm
+        found = None
+        for dtype in _PRECISIONS[precise:]:
+            direction = _newton_direction(W, K, gradient, support, dtype)
+            found = _line_search(
+                S, alpha, K, direction, orthant, gradient, value, offdiag
+            )
+            if found is not None:
                 break
-            step /= 2.0
-            if step < _MIN_STEP:
-                return None
-        K, value, factor = candidate, new_value, new_factor
+            precise = True
+        if found is None:
+            return None
+        K, value, factor = found
     return None
 
 
