@@ -77,6 +77,58 @@ def test_path_is_exact_on_strongly_correlated_data(n, p, seed):
         assert kkt_violation(S, K, alpha) <= 1e-8
 
 
+@pytest.mark.parametrize("on_support", [False, True])
+def test_newton_direction_solves_the_newton_system(monkeypatch, on_support):
+    """In double precision the direction solves ``P(W D W) = -gradient`` on the
+    support to the conjugate gradients' stopping rule (every residual entry
+    within _CG_ENTRY_TOL here), checked with a dense product, whether the
+    solver's product is dense (as at p = 40) or computed on the support alone
+    (as at large p)."""
+    S = empirical_covariance(sparse_gaussian_data(80, 40, 6, scale_columns=True))
+    alpha = path_penalties(S)[4]
+    K = glasso_path.graphical_lasso_path(S, [alpha])[0][0]
+    W = np.linalg.inv(K)
+    rng = np.random.default_rng(0)
+    support = (K != 0) | (rng.random(K.shape) < 0.05)
+    support |= support.T
+    gradient = np.where(support, rng.standard_normal(K.shape), 0.0)
+    gradient += gradient.T
+    gradient *= 1e-6 / np.linalg.norm(gradient)
+    if on_support:
+        monkeypatch.setattr(glasso_path, "_GATHER_COST", 0)
+        monkeypatch.setattr(glasso_path, "_ROW_COST", 0)
+    D = glasso_path._newton_direction(W, K, gradient, support, np.float64)
+    assert np.all(D[~support] == 0)
+    residual = np.where(support, W @ D @ W + gradient, 0.0)
+    assert np.abs(residual).max() <= 1.05 * glasso_path._CG_ENTRY_TOL
+    # Power: the direction is not small beside the gradient's own residual.
+    assert np.abs(gradient).max() > 1e3 * glasso_path._CG_ENTRY_TOL
+
+
+def test_a_failed_single_precision_direction_falls_back_to_double(monkeypatch):
+    """Where the line search finds no decrease along a single-precision Newton
+    direction (spoilt here), the direction is computed again in double
+    precision and the component finished so: every penalty exact."""
+    S = empirical_covariance(sparse_gaussian_data(60, 25, 5, scale_columns=True))
+    alphas = path_penalties(S, count=5)
+    solve = glasso_path._newton_direction
+    dtypes = []
+
+    def spoilt(W, K, gradient, support, dtype):
+        dtypes.append(dtype)
+        direction = solve(W, K, gradient, support, dtype)
+        return np.full_like(direction, np.nan) if dtype is np.float32 else direction
+
+    monkeypatch.setattr(glasso_path, "_newton_direction", spoilt)
+    precisions, solved = glasso_path.graphical_lasso_path(S, alphas)
+    assert solved.all()
+    for alpha, K in zip(alphas, precisions, strict=True):
+        assert kkt_violation(S, K, alpha) <= 1e-8 * np.diag(S).max()
+    tried = [i for i, dtype in enumerate(dtypes) if dtype is np.float32]
+    assert tried
+    assert all(dtypes[i + 1] is np.float64 for i in tried)
+
+
 @pytest.mark.parametrize(("n", "p", "seed"), SHAPES)
 def test_path_matches_scikit_learn_run_to_a_tight_tolerance(n, p, seed):
     S = empirical_covariance(
