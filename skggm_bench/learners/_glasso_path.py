@@ -84,15 +84,16 @@ _MIN_STEP = 1e-12
 _ROUNDING_SLACK = 64 * np.finfo(float).eps
 
 
-def _objective(S, K, alpha, offdiag):
+def _objective(S, K, alpha):
     """``f(K)`` and the Cholesky factor of ``K`` (``inf``, None if not PD)."""
     try:
         factor = linalg.cholesky(K, lower=True, check_finite=False)
     except linalg.LinAlgError:
         return np.inf, None
     log_det = 2.0 * np.sum(np.log(np.diag(factor)))
-    value = -log_det + np.sum(S * K) + alpha * np.abs(K[offdiag]).sum()
-    return value, factor
+    # The penalty leaves out the diagonal, positive where K is PD.
+    penalty = np.abs(K).sum() - np.trace(K)
+    return -log_det + np.vdot(S, K) + alpha * penalty, factor
 
 
 def _inverse_from_factor(factor):
@@ -161,8 +162,9 @@ def _newton_direction(W, K, gradient, support, dtype):
     # The products write into arrays reused by every iteration: a fresh
     # p x p result is a fresh mapping, its pages faulted in each time.
     product = np.empty_like(W)
-    image = np.empty(rows.size, dtype=dtype)
-    row_cols = np.split(cols, indptr[1:-1])
+    if sampled:
+        image = np.empty(rows.size, dtype=dtype)
+        row_cols = np.split(cols, indptr[1:-1])
 
     def hessian(values):
         pattern.data[:] = values
@@ -220,15 +222,16 @@ def _limit_entering(entering, excess, active):
     When a penalty lets many entries enter at once (a dense component of an
     ill-conditioned covariance), the Newton step over all of them overshoots and
     the line search cuts it back hard. At most half as many pairs as are active
-    (and at least ``_MIN_ENTERING`` and ``_PER_NODE`` per variable) enter per
-    step, those with the largest
+    (``active`` off-diagonal entries; and at least ``_MIN_ENTERING`` and
+    ``_PER_NODE`` per variable) enter per step, those with the largest
     excess of ``|S_ij - W_ij|`` over the penalty; the others are checked again
     at the next step. The optimality conditions still decide when to stop.
     """
-    # Both masks are symmetric with an empty diagonal: pairs are half the count.
+    # The mask is symmetric with an empty diagonal: pairs are half the count;
+    # ``active`` counts the active off-diagonal entries (both triangles).
     count = np.count_nonzero(entering) // 2
-    floor = max(_MIN_ENTERING, _PER_NODE * active.shape[0])
-    limit = max(floor, np.count_nonzero(active) // 4)
+    floor = max(_MIN_ENTERING, _PER_NODE * entering.shape[0])
+    limit = max(floor, active // 4)
     if count <= limit:
         return
     upper = np.triu(entering, 1)
@@ -239,7 +242,7 @@ def _limit_entering(entering, excess, active):
     entering[...] = kept | kept.T
 
 
-def _line_search(S, alpha, K, D, orthant, gradient, value, offdiag):
+def _line_search(S, alpha, K, D, orthant, gradient, value):
     """The step along ``D`` (halved from 1) that decreases ``f`` enough.
 
     Returns the new ``K``, its objective and Cholesky factor, or None when no
@@ -248,9 +251,10 @@ def _line_search(S, alpha, K, D, orthant, gradient, value, offdiag):
     step = 1.0
     while step >= _MIN_STEP:
         candidate = K + step * D
-        # Cut back to the orthant: an entry leaving its sign becomes 0.
-        candidate[(np.sign(candidate) != orthant) & offdiag] = 0.0
-        new_value, new_factor = _objective(S, candidate, alpha, offdiag)
+        # Cut back to the orthant: an entry leaving its sign becomes 0 (off
+        # the support both K and D are 0; the diagonal's orthant is 0).
+        candidate[candidate * orthant < 0] = 0.0
+        new_value, new_factor = _objective(S, candidate, alpha)
         decrease = np.sum(gradient * (candidate - K))
         allowed = value + _ARMIJO * decrease + _ROUNDING_SLACK * abs(value)
         if new_factor is not None and new_value <= allowed:
@@ -269,8 +273,7 @@ def _solve_component(S, alpha, K):
     finds no decrease); from then on they run in double precision.
     """
     p = S.shape[0]
-    offdiag = ~np.eye(p, dtype=bool)
-    value, factor = _objective(S, K, alpha, offdiag)
+    value, factor = _objective(S, K, alpha)
     if factor is None:
         return None
     precise = False
@@ -278,22 +281,24 @@ def _solve_component(S, alpha, K):
     for _ in range(_MAX_NEWTON):
         W = _inverse_from_factor(factor)
         smooth = S - W
-        sign = np.sign(K)
-        active = (sign != 0) & offdiag
-        violation = np.where(
-            active,
-            np.abs(smooth + alpha * sign),
-            np.maximum(np.abs(smooth) - alpha, 0.0),
-        )
-        np.fill_diagonal(violation, np.abs(np.diag(smooth)))
-        if violation.max() <= _KKT_TOL:
+        # The support includes the diagonal (K_ii > 0), which is not penalised:
+        # its sign is left out of the penalty's gradient.
+        support = K != 0
+        orthant = np.sign(K)
+        np.fill_diagonal(orthant, 0.0)
+        gradient = smooth + alpha * orthant
+        excess = np.abs(smooth) - alpha
+        # Off the support the violation is the excess where positive; the
+        # diagonal's (>= 0) makes the maximum non-negative.
+        if np.where(support, np.abs(gradient), excess).max() <= _KKT_TOL:
             return K
+        entering = ~support & (excess > 0)
+        _limit_entering(entering, excess, np.count_nonzero(support) - p)
         # Entering entries take the sign that makes f decrease.
-        entering = ~active & offdiag & (np.abs(smooth) > alpha)
-        _limit_entering(entering, np.abs(smooth) - alpha, active)
-        orthant = np.where(active, sign, np.where(entering, -np.sign(smooth), 0.0))
-        support = active | entering | ~offdiag
-        gradient = np.where(support, smooth + alpha * orthant, 0.0)
+        orthant[entering] = -np.sign(smooth[entering])
+        gradient[entering] = smooth[entering] + alpha * orthant[entering]
+        support |= entering
+        gradient[~support] = 0.0
         norm = np.linalg.norm(gradient)
         if previous_norm < _LOCAL and norm > _CONTRACTION * previous_norm:
             precise = True
@@ -301,9 +306,7 @@ def _solve_component(S, alpha, K):
         found = None
         for dtype in _PRECISIONS[precise:]:
             direction = _newton_direction(W, K, gradient, support, dtype)
-            found = _line_search(
-                S, alpha, K, direction, orthant, gradient, value, offdiag
-            )
+            found = _line_search(S, alpha, K, direction, orthant, gradient, value)
             if found is not None:
                 break
             precise = True
