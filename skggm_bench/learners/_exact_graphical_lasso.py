@@ -10,7 +10,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import StrOptions
 
 from ..utils._validation import Interval
-from ._glasso_path import graphical_lasso_path, kkt_residual
+from ._glasso_path import certificate, graphical_lasso_path
 from ._utils import validate_samples
 
 # A certificate above this (relative to the largest variance) is reported as a
@@ -212,9 +212,10 @@ class ExactGraphicalLasso(EmpiricalCovariance):
         if self.warm_start and previous is not None and previous.shape == S.shape:
             start = previous
         precisions, _ = graphical_lasso_path(S, alphas, start=start)
-        residuals = np.array(
-            [kkt_residual(S, K, a) for K, a in zip(precisions, alphas, strict=True)]
-        )
+        residuals = np.empty(alphas.size)
+        for k, (K, alpha) in enumerate(zip(precisions, alphas, strict=True)):
+            # The last inverse is the covariance of the fit, exactly symmetric.
+            residuals[k], covariance = certificate(S, K, alpha)
         if residuals.max() > _CERTIFICATE_TOL:
             worst = alphas[np.argmax(residuals)]
             warnings.warn(
@@ -230,8 +231,10 @@ class ExactGraphicalLasso(EmpiricalCovariance):
         self.kkt_residuals_ = residuals
         self.kkt_residual_ = float(residuals[-1])
         self.precision_ = precisions[-1]
-        self.covariance_ = np.linalg.inv(self.precision_)
-        self.covariance_ = 0.5 * (self.covariance_ + self.covariance_.T)
+        if covariance is None:  # not positive definite: no certificate
+            covariance = np.linalg.inv(self.precision_)
+            covariance = 0.5 * (covariance + covariance.T)
+        self.covariance_ = covariance
         self.adjacency_ = self.precision_ != 0
         np.fill_diagonal(self.adjacency_, False)
         return self

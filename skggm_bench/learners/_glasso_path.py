@@ -28,6 +28,8 @@ A component where the iteration does not settle is reported as unsolved
 (``None``), and the caller fits it the ordinary way.
 """
 
+import itertools
+
 import numpy as np
 from scipy import linalg, sparse
 from scipy.linalg import lapack
@@ -49,9 +51,35 @@ _MIN_ENTERING = 10
 # (6.3 s), 4 per variable 8 steps (3.3 s), no limit at all 8 steps.
 _PER_NODE = 4
 _MAX_CG = 500
+# The conjugate gradients also stop once no entry of their residual exceeds
+# this: the Newton step then leaves the optimality conditions within
+# _KKT_TOL (the residual is the linearised gradient), where the forcing
+# term alone asked for a residual up to 500x smaller in the last step (10
+# fewer iterations of 42 at p = 300 on er, 5 of 51 at p = 1000 on to).
+_CG_ENTRY_TOL = 0.25 * _KKT_TOL
+# The Hessian product's dense W (D W) costs about p^3 multiply-adds; its
+# entries on the support alone (_newton_direction), row by row, cost about
+# _GATHER_COST of those per entry and per p (a gathered row and a dot product)
+# and _ROW_COST per row (numpy's call overhead), measured in single precision
+# at p = 300-2000: 2.8x faster than the dense product at p = 1000 (2.9 %
+# density), slower at p = 300.
+_GATHER_COST = 7
+_ROW_COST = 1e5
+# Components of at most this many variables use dense products in the
+# conjugate gradients (_dense_products): the path solver took 20 % less CPU
+# with them on a component of 52 variables, as much at 97, 30 % more at 200.
+_SMALL = 64
 # Columns per block of the sparse-dense products (_newton_direction): 256
 # was fastest of 64-512 at p = 2000.
 _BLOCK = 256
+# A full Newton step near the solution shrinks the gradient's norm far more
+# than this factor (to about its square, and the forcing term's share); a step
+# that does not, once the norm is below _LOCAL, tells the single-precision
+# products of the conjugate gradients apart from the exact Hessian, and the
+# component is finished in double precision (_solve_component).
+_CONTRACTION = 0.1
+_LOCAL = 1e-2
+_PRECISIONS = (np.float32, np.float64)
 # Armijo constant of the line search and its shortest step.
 _ARMIJO = 1e-4
 _MIN_STEP = 1e-12
@@ -60,15 +88,16 @@ _MIN_STEP = 1e-12
 _ROUNDING_SLACK = 64 * np.finfo(float).eps
 
 
-def _objective(S, K, alpha, offdiag):
+def _objective(S, K, alpha):
     """``f(K)`` and the Cholesky factor of ``K`` (``inf``, None if not PD)."""
     try:
         factor = linalg.cholesky(K, lower=True, check_finite=False)
     except linalg.LinAlgError:
         return np.inf, None
     log_det = 2.0 * np.sum(np.log(np.diag(factor)))
-    value = -log_det + np.sum(S * K) + alpha * np.abs(K[offdiag]).sum()
-    return value, factor
+    # The penalty leaves out the diagonal, positive where K is PD.
+    penalty = np.abs(K).sum() - np.trace(K)
+    return -log_det + np.vdot(S, K) + alpha * penalty, factor
 
 
 def _inverse_from_factor(factor):
@@ -83,7 +112,7 @@ def _inverse_from_factor(factor):
     return lower + np.tril(lower, -1).T
 
 
-def _newton_direction(W, K, gradient, support):
+def _newton_direction(W, K, gradient, support, dtype):
     """Solve ``P(W D W) = -gradient`` for ``D`` on ``support`` (P: restriction).
 
     Preconditioned conjugate gradients in the Frobenius inner product, on the
@@ -98,39 +127,18 @@ def _newton_direction(W, K, gradient, support):
     its gradient both, and rounding left to accumulate made them disagree
     until the line search stalled.
 
-    ``D``, ``R`` and ``K`` live on the support (a few per cent of the entries
-    at the penalties of interest): products with them are sparse times dense,
-    so an iteration costs one dense product (``W (D W)``) where it cost four;
-    at p = 1000 this more than halved the solver's time.
+    The products (_sparse_products, or _dense_products for a small
+    component) run in ``dtype``; the iterates, residuals and inner products
+    stay in double precision. In single precision (``sgemm`` is twice
+    ``dgemm``'s speed) a product is off by about 1e-6 of its size, so the
+    direction is off by about that share of the gradient, which near the
+    solution is itself small: the Newton steps still converge as fast (the
+    same steps at p = 1000), and the optimality conditions, checked in double
+    precision by the caller, decide when to stop.
     """
-    p = W.shape[0]
     rows, cols = np.nonzero(support)
-    indptr = np.zeros(p + 1, dtype=np.int64)
-    np.cumsum(np.bincount(rows, minlength=p), out=indptr[1:])
-
-    def on_support(values):
-        return sparse.csr_array((values, cols, indptr), shape=(p, p))
-
-    # Sparse times dense one block of columns at a time: each nonzero reads a
-    # row of the block, which stays in cache; over the whole dense matrix
-    # (32 MB at p = 2000) the same product took 2.3x longer.
-    blocks = [slice(start, start + _BLOCK) for start in range(0, p, _BLOCK)]
-    W_blocks = [np.ascontiguousarray(W[:, block]) for block in blocks]
-    K_blocks = [np.ascontiguousarray(K[:, block]) for block in blocks]
-    K_sparse = on_support(K[rows, cols])
-    buffer = np.empty_like(W)
-
-    def hessian(values):
-        D = on_support(values)
-        for block, W_block in zip(blocks, W_blocks, strict=True):
-            buffer[:, block] = D @ W_block
-        return (W @ buffer)[rows, cols]
-
-    def preconditioner(values):
-        R = on_support(values)
-        for block, K_block in zip(blocks, K_blocks, strict=True):
-            buffer[:, block] = K_sparse @ (R @ K_block)
-        return buffer[rows, cols]
+    products = _dense_products if W.shape[0] <= _SMALL else _sparse_products
+    hessian, preconditioner = products(W, K, rows, cols, dtype)
 
     residual = -gradient[rows, cols]
     norm0 = np.linalg.norm(residual)
@@ -140,23 +148,108 @@ def _newton_direction(W, K, gradient, support):
     direction = z.copy()
     rz = np.dot(residual, z)
     for _ in range(_MAX_CG):
-        product = hessian(direction)
-        curvature = np.dot(direction, product)
+        image = hessian(direction)
+        curvature = np.dot(direction, image)
         if curvature <= 0:
             break
         step = rz / curvature
         d += step * direction
-        residual -= step * product
-        if np.dot(residual, residual) <= target:
+        residual -= step * image
+        if (
+            np.dot(residual, residual) <= target
+            or np.abs(residual).max() <= _CG_ENTRY_TOL
+        ):
             break
         z = preconditioner(residual)
         rz_next = np.dot(residual, z)
         direction *= rz_next / rz
         direction += z
         rz = rz_next
-    D = np.zeros_like(W)
+    D = np.zeros_like(K)
     D[rows, cols] = d
     return 0.5 * (D + D.T)
+
+
+def _sparse_products(W, K, rows, cols, dtype):
+    """The Hessian and preconditioner maps of _newton_direction, sparse.
+
+    ``D``, ``R`` and ``K`` live on the support (a few per cent of the entries
+    at the penalties of interest): products with them are sparse times dense,
+    so an iteration costs one dense product (``W (D W)``) where it cost four;
+    at p = 1000 this more than halved the solver's time. Where it costs less
+    (_GATHER_COST), even that one is computed on the support alone.
+    """
+    p = W.shape[0]
+    indptr = np.zeros(p + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=p), out=indptr[1:])
+    sampled = _GATHER_COST * rows.size * p + _ROW_COST * p < p**3
+
+    def on_support(values):
+        return sparse.csr_array((values.astype(dtype), cols, indptr), shape=(p, p))
+
+    # ``D`` and ``R`` share one sparse array, built once; each product only
+    # writes its values (building a scipy sparse array, with its checks, took
+    # longer than the products at p = 100).
+    pattern = on_support(np.zeros(rows.size))
+
+    # Sparse times dense one block of columns at a time: each nonzero reads a
+    # row of the block, which stays in cache; over the whole dense matrix
+    # (32 MB at p = 2000) the same product took 2.3x longer.
+    blocks = [slice(start, start + _BLOCK) for start in range(0, p, _BLOCK)]
+    W = W.astype(dtype)
+    W_blocks = [np.ascontiguousarray(W[:, block]) for block in blocks]
+    K_blocks = [np.ascontiguousarray(K[:, block], dtype=dtype) for block in blocks]
+    K_sparse = on_support(K[rows, cols])
+    buffer = np.empty_like(W)
+    # The products write into arrays reused by every iteration: a fresh
+    # p x p result is a fresh mapping, its pages faulted in each time.
+    product = np.empty_like(W)
+    if sampled:
+        image = np.empty(rows.size, dtype=dtype)
+        row_cols = np.split(cols, indptr[1:-1])
+
+    def hessian(values):
+        pattern.data[:] = values
+        for block, W_block in zip(blocks, W_blocks, strict=True):
+            buffer[:, block] = pattern @ W_block
+        if not sampled:
+            np.matmul(W, buffer, out=product)
+            return product[rows, cols].astype(float)
+        # Only the support's entries of W (D W): entry (i, j) is row i of W
+        # times row j of (D W)^T, one small product per row of the support.
+        np.copyto(product, buffer.T)
+        for i, (start, end) in enumerate(itertools.pairwise(indptr)):
+            image[start:end] = product[row_cols[i]] @ W[i]
+        return image.astype(float)
+
+    def preconditioner(values):
+        pattern.data[:] = values
+        for block, K_block in zip(blocks, K_blocks, strict=True):
+            buffer[:, block] = K_sparse @ (pattern @ K_block)
+        return buffer[rows, cols].astype(float)
+
+    return hessian, preconditioner
+
+
+def _dense_products(W, K, rows, cols, dtype):
+    """The Hessian and preconditioner maps of _newton_direction, dense.
+
+    For a small component (up to _SMALL variables) dense products cost less
+    than building scipy's sparse arrays and calling them.
+    """
+    W = W.astype(dtype)
+    K = K.astype(dtype)
+    full = np.zeros_like(W)
+
+    def hessian(values):
+        full[rows, cols] = values
+        return (W @ full @ W)[rows, cols].astype(float)
+
+    def preconditioner(values):
+        full[rows, cols] = values
+        return (K @ full @ K)[rows, cols].astype(float)
+
+    return hessian, preconditioner
 
 
 def _limit_entering(entering, excess, active):
@@ -165,15 +258,16 @@ def _limit_entering(entering, excess, active):
     When a penalty lets many entries enter at once (a dense component of an
     ill-conditioned covariance), the Newton step over all of them overshoots and
     the line search cuts it back hard. At most half as many pairs as are active
-    (and at least ``_MIN_ENTERING`` and ``_PER_NODE`` per variable) enter per
-    step, those with the largest
+    (``active`` off-diagonal entries; and at least ``_MIN_ENTERING`` and
+    ``_PER_NODE`` per variable) enter per step, those with the largest
     excess of ``|S_ij - W_ij|`` over the penalty; the others are checked again
     at the next step. The optimality conditions still decide when to stop.
     """
-    # Both masks are symmetric with an empty diagonal: pairs are half the count.
+    # The mask is symmetric with an empty diagonal: pairs are half the count;
+    # ``active`` counts the active off-diagonal entries (both triangles).
     count = np.count_nonzero(entering) // 2
-    floor = max(_MIN_ENTERING, _PER_NODE * active.shape[0])
-    limit = max(floor, np.count_nonzero(active) // 4)
+    floor = max(_MIN_ENTERING, _PER_NODE * entering.shape[0])
+    limit = max(floor, active // 4)
     if count <= limit:
         return
     upper = np.triu(entering, 1)
@@ -184,51 +278,92 @@ def _limit_entering(entering, excess, active):
     entering[...] = kept | kept.T
 
 
+def _line_search(S, alpha, K, D, orthant, gradient, value):
+    """The step along ``D`` (halved from 1) that decreases ``f`` enough.
+
+    Returns the new ``K``, its objective and Cholesky factor, or None when no
+    step longer than ``_MIN_STEP`` does.
+    """
+    step = 1.0
+    while step >= _MIN_STEP:
+        candidate = K + step * D
+        # Cut back to the orthant: an entry leaving its sign becomes 0 (off
+        # the support both K and D are 0; the diagonal's orthant is 0).
+        candidate[candidate * orthant < 0] = 0.0
+        new_value, new_factor = _objective(S, candidate, alpha)
+        decrease = np.sum(gradient * (candidate - K))
+        allowed = value + _ARMIJO * decrease + _ROUNDING_SLACK * abs(value)
+        if new_factor is not None and new_value <= allowed:
+            return candidate, new_value, new_factor
+        step /= 2.0
+    return None
+
+
 def _solve_component(S, alpha, K):
     """Graphical lasso of one component from the positive definite start ``K``.
 
-    Returns the solution, or None when it does not settle.
+    Returns the solution, or None when it does not settle. The conjugate
+    gradients' products run in single precision until a Newton step shows
+    that they limit the convergence (a local step that does not contract the
+    gradient by ``_CONTRACTION``, or a direction along which the line search
+    finds no decrease); from then on they run in double precision.
     """
     p = S.shape[0]
-    offdiag = ~np.eye(p, dtype=bool)
-    value, factor = _objective(S, K, alpha, offdiag)
+    value, factor = _objective(S, K, alpha)
     if factor is None:
         return None
+    precise = False
+    previous_norm = np.inf
     for _ in range(_MAX_NEWTON):
         W = _inverse_from_factor(factor)
         smooth = S - W
-        sign = np.sign(K)
-        active = (sign != 0) & offdiag
-        violation = np.where(
-            active,
-            np.abs(smooth + alpha * sign),
-            np.maximum(np.abs(smooth) - alpha, 0.0),
-        )
-        np.fill_diagonal(violation, np.abs(np.diag(smooth)))
-        if violation.max() <= _KKT_TOL:
+        # The support includes the diagonal (K_ii > 0), which is not penalised:
+        # its sign is left out of the penalty's gradient.
+        support = K != 0
+        orthant = np.sign(K)
+        np.fill_diagonal(orthant, 0.0)
+        gradient = smooth + alpha * orthant
+        excess = np.abs(smooth) - alpha
+        # Off the support the violation is the excess where positive; the
+        # diagonal's (>= 0) makes the maximum non-negative.
+        if np.where(support, np.abs(gradient), excess).max() <= _KKT_TOL:
             return K
+        entering = ~support & (excess > 0)
+        _limit_entering(entering, excess, np.count_nonzero(support) - p)
         # Entering entries take the sign that makes f decrease.
-        entering = ~active & offdiag & (np.abs(smooth) > alpha)
-        _limit_entering(entering, np.abs(smooth) - alpha, active)
-        orthant = np.where(active, sign, np.where(entering, -np.sign(smooth), 0.0))
-        support = active | entering | ~offdiag
-        gradient = np.where(support, smooth + alpha * orthant, 0.0)
-        D = _newton_direction(W, K, gradient, support)
-        step = 1.0
-        while True:
-            candidate = K + step * D
-            # Cut back to the orthant: an entry leaving its sign becomes 0.
-            candidate[(np.sign(candidate) != orthant) & offdiag] = 0.0
-            new_value, new_factor = _objective(S, candidate, alpha, offdiag)
-            decrease = np.sum(gradient * (candidate - K))
-            allowed = value + _ARMIJO * decrease + _ROUNDING_SLACK * abs(value)
-            if new_factor is not None and new_value <= allowed:
+        orthant[entering] = -np.sign(smooth[entering])
+        gradient[entering] = smooth[entering] + alpha * orthant[entering]
+        support |= entering
+        gradient[~support] = 0.0
+        norm = np.linalg.norm(gradient)
+        if previous_norm < _LOCAL and norm > _CONTRACTION * previous_norm:
+            precise = True
+        previous_norm = norm
+        found = None
+        for dtype in _PRECISIONS[precise:]:
+            direction = _newton_direction(W, K, gradient, support, dtype)
+            found = _line_search(S, alpha, K, direction, orthant, gradient, value)
+            if found is not None:
                 break
-            step /= 2.0
-            if step < _MIN_STEP:
-                return None
-        K, value, factor = candidate, new_value, new_factor
+            precise = True
+        if found is None:
+            return None
+        K, value, factor = found
     return None
+
+
+def _solve_pair(S, alpha):
+    """The graphical lasso of a component of two variables, in closed form.
+
+    The optimality conditions ask ``W = K^-1`` to keep ``S``'s diagonal and
+    ``W_12 = S_12 + alpha sign(K_12)``; with ``|S_12| > alpha`` (the pair is a
+    component) ``W_12 = S_12 - alpha sign(S_12)`` meets them, and ``W`` is
+    positive definite (``|W_12| < |S_12| <= sqrt(S_11 S_22)``). The Newton
+    solver took several steps, each with its fixed cost, for the same result.
+    """
+    covariance = S - alpha * np.sign(S[0, 1]) * np.array([[0.0, 1.0], [1.0, 0.0]])
+    (a, c), (_, b) = covariance
+    return np.array([[b, -c], [-c, a]]) / (a * b - c * c)
 
 
 def graphical_lasso_path(
@@ -270,11 +405,17 @@ def graphical_lasso_path(
     K = np.diag(1.0 / np.diag(S)) if start is None else np.asarray(start) * unit
     for k in np.argsort(-alphas, kind="stable"):
         alpha = alphas[k]
-        _, labels = connected_components(offdiag_abs > alpha, directed=False)
+        # From a sparse graph: scipy reads a dense one through a masked array,
+        # 2.6x slower at p = 1000 and 2000 (6.2 against 2.4 ms at p = 1000).
+        graph = sparse.csr_array(offdiag_abs > alpha)
+        _, labels = connected_components(graph, directed=False)
         current = np.diag(1.0 / np.diag(S))
         for component in np.flatnonzero(np.bincount(labels) > 1):
             nodes = np.flatnonzero(labels == component)
             block = np.ix_(nodes, nodes)
+            if nodes.size == 2:
+                current[block] = _solve_pair(S[block], alpha)
+                continue
             solution = _solve_component(S[block], alpha, K[block])
             if solution is None:
                 solved[k] = False
@@ -296,11 +437,24 @@ def kkt_residual(S: np.ndarray, K: np.ndarray, alpha: float) -> float:
     together). 0 exactly at the minimiser; ``inf`` if ``K`` is not positive
     definite. ``W`` is computed afresh here, not taken from the solver.
     """
+    return certificate(S, K, alpha)[0]
+
+
+def certificate(
+    S: np.ndarray, K: np.ndarray, alpha: float
+) -> tuple[float, np.ndarray | None]:
+    """:func:`kkt_residual` and the ``W = K^-1`` it checked (None if not PD).
+
+    ``W`` is the covariance of the fit: returning it spares its caller a
+    second inversion (``np.linalg.inv`` took 6x the Cholesky factorisation's
+    time at p = 1000).
+    """
     try:
         factor = linalg.cholesky(K, lower=True, check_finite=False)
     except linalg.LinAlgError:
-        return float("inf")
-    gap = _inverse_from_factor(factor) - S
+        return float("inf"), None
+    W = _inverse_from_factor(factor)
+    gap = W - S
     offdiag = ~np.eye(S.shape[0], dtype=bool)
     violation = np.where(
         K != 0,
@@ -308,7 +462,7 @@ def kkt_residual(S: np.ndarray, K: np.ndarray, alpha: float) -> float:
         np.maximum(np.abs(gap) - alpha, 0.0),
     )
     violation[~offdiag] = np.abs(np.diag(gap))
-    return float(violation.max() / np.max(np.diag(S)))
+    return float(violation.max() / np.max(np.diag(S))), W
 
 
 def plain_graphical_lasso_path(estimator, X: np.ndarray, alphas) -> tuple | None:

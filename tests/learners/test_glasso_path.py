@@ -77,6 +77,73 @@ def test_path_is_exact_on_strongly_correlated_data(n, p, seed):
         assert kkt_violation(S, K, alpha) <= 1e-8
 
 
+@pytest.mark.parametrize("products", ["dense", "sparse", "on_support"])
+def test_newton_direction_solves_the_newton_system(monkeypatch, products):
+    """In double precision the direction solves ``P(W D W) = -gradient`` on the
+    support to the conjugate gradients' stopping rule (every residual entry
+    within _CG_ENTRY_TOL here), checked with a dense product, whether the
+    solver's products are dense (as at p = 40), sparse (as at p = 300) or
+    computed on the support alone (as at large p)."""
+    S = empirical_covariance(sparse_gaussian_data(80, 40, 6, scale_columns=True))
+    alpha = path_penalties(S)[4]
+    K = glasso_path.graphical_lasso_path(S, [alpha])[0][0]
+    W = np.linalg.inv(K)
+    rng = np.random.default_rng(0)
+    support = (K != 0) | (rng.random(K.shape) < 0.05)
+    support |= support.T
+    gradient = np.where(support, rng.standard_normal(K.shape), 0.0)
+    gradient += gradient.T
+    gradient *= 1e-6 / np.linalg.norm(gradient)
+    if products != "dense":
+        monkeypatch.setattr(glasso_path, "_SMALL", 0)
+    if products == "on_support":
+        monkeypatch.setattr(glasso_path, "_GATHER_COST", 0)
+        monkeypatch.setattr(glasso_path, "_ROW_COST", 0)
+    D = glasso_path._newton_direction(W, K, gradient, support, np.float64)
+    assert np.all(D[~support] == 0)
+    residual = np.where(support, W @ D @ W + gradient, 0.0)
+    assert np.abs(residual).max() <= 1.05 * glasso_path._CG_ENTRY_TOL
+    # Power: the direction is not small beside the gradient's own residual.
+    assert np.abs(gradient).max() > 1e3 * glasso_path._CG_ENTRY_TOL
+
+
+@pytest.mark.parametrize("covariance", [0.6, -0.6, 1.4])
+def test_a_pair_is_solved_in_closed_form(covariance):
+    """A component of two variables: the closed form meets the optimality
+    conditions (to rounding), singular ``S`` (|S_12| = sqrt(S_11 S_22)) too."""
+    S = np.array([[1.0, covariance], [covariance, 1.96]])
+    for alpha in (0.1, 0.5):
+        K = glasso_path._solve_pair(S, alpha)
+        assert np.linalg.eigvalsh(K)[0] > 0
+        assert kkt_violation(S, K, alpha) <= 1e-14
+        # Power: the conditions fail at another penalty.
+        assert kkt_violation(S, K, alpha + 0.05) > 1e-3
+
+
+def test_a_failed_single_precision_direction_falls_back_to_double(monkeypatch):
+    """Where the line search finds no decrease along a single-precision Newton
+    direction (spoilt here), the direction is computed again in double
+    precision and the component finished so: every penalty exact."""
+    S = empirical_covariance(sparse_gaussian_data(60, 25, 5, scale_columns=True))
+    alphas = path_penalties(S, count=5)
+    solve = glasso_path._newton_direction
+    dtypes = []
+
+    def spoilt(W, K, gradient, support, dtype):
+        dtypes.append(dtype)
+        direction = solve(W, K, gradient, support, dtype)
+        return np.full_like(direction, np.nan) if dtype is np.float32 else direction
+
+    monkeypatch.setattr(glasso_path, "_newton_direction", spoilt)
+    precisions, solved = glasso_path.graphical_lasso_path(S, alphas)
+    assert solved.all()
+    for alpha, K in zip(alphas, precisions, strict=True):
+        assert kkt_violation(S, K, alpha) <= 1e-8 * np.diag(S).max()
+    tried = [i for i, dtype in enumerate(dtypes) if dtype is np.float32]
+    assert tried
+    assert all(dtypes[i + 1] is np.float64 for i in tried)
+
+
 @pytest.mark.parametrize(("n", "p", "seed"), SHAPES)
 def test_path_matches_scikit_learn_run_to_a_tight_tolerance(n, p, seed):
     S = empirical_covariance(
