@@ -42,8 +42,9 @@ returned precision (``inf`` when it is not positive definite), computed here
 for every solver alike. Times are the solver process's CPU seconds
 (``time.process_time`` around the fit, after a first fit of the leading 20 x 20
 block of ``S`` has done the imports and skglm's just-in-time compilation) and
-wall seconds; the load average is
-printed with each size.
+wall seconds, means over ``--repeats`` fits timed together (default 1: a fit
+of milliseconds wants more, as the CPU clock advances in steps of a few
+milliseconds here); the load average is printed with each size.
 """
 
 import argparse
@@ -125,8 +126,13 @@ def fit(solver: str, S: np.ndarray, alpha: float) -> np.ndarray:
     return solution["Theta"]
 
 
-def worker(solver: str, directory: str, alpha: float) -> None:
-    """Fit one solver on the saved ``S``; save its precision and times."""
+def worker(solver: str, directory: str, alpha: float, repeats: int) -> None:
+    """Fit one solver on the saved ``S``; save its precision and mean times.
+
+    The mean over ``repeats`` fits timed together: this machine's CPU clock of a
+    process advances in steps of a few milliseconds, so a fit of milliseconds
+    timed alone reads as 0 or one step.
+    """
     S = np.load(Path(directory) / "S.npy")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # max_iter chatter: the objective tells
@@ -134,10 +140,11 @@ def worker(solver: str, directory: str, alpha: float) -> None:
         # a first fit on a small problem of the same kind.
         fit(solver, S[:20, :20], alpha)
         wall, cpu = time.perf_counter(), time.process_time()
-        K = fit(solver, S, alpha)
+        for _ in range(repeats):
+            K = fit(solver, S, alpha)
         cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
     np.save(Path(directory) / f"K_{solver.split('=')[0]}.npy", K)
-    print(json.dumps({"cpu": cpu, "wall": wall}))
+    print(json.dumps({"cpu": cpu / repeats, "wall": wall / repeats}))
 
 
 def objective(S: np.ndarray, K: np.ndarray, alpha: float) -> float:
@@ -148,13 +155,14 @@ def objective(S: np.ndarray, K: np.ndarray, alpha: float) -> float:
     return float(-log_det + np.sum(S * K) + alpha * np.abs(K[off]).sum())
 
 
-def run(solver: str, directory: str, alpha: float, cap: int) -> dict:
+def run(solver: str, directory: str, alpha: float, cap: int, repeats: int) -> dict:
     """One solver in a fresh process, CPU-limited to ``cap`` seconds."""
 
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_CPU, (cap, cap + 5))
 
-    command = [sys.executable, __file__, "--worker", solver, directory, repr(alpha)]
+    command = [sys.executable, __file__, "--worker", solver, directory, repr(alpha),
+               str(repeats)]  # fmt: skip
     done = subprocess.run(
         command, capture_output=True, text=True, preexec_fn=limit, check=False
     )
@@ -172,13 +180,20 @@ def main() -> None:
     parser.add_argument("--cap", type=int, default=60)
     parser.add_argument("--cap-large", type=int, default=120)
     parser.add_argument("--baseline", help="also time the path solver at this commit")
-    parser.add_argument("--worker", nargs=3, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=1,
+        help="fits per solver and size, timed together; the times are their "
+        "means (use more where a fit takes milliseconds)",
+    )
+    parser.add_argument("--worker", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.baseline:
         args.solvers.append(f"baseline={args.baseline}")
     if args.worker:
-        solver, directory, alpha = args.worker
-        worker(solver, directory, float(alpha))
+        solver, directory, alpha, repeats = args.worker
+        worker(solver, directory, float(alpha), int(repeats))
         return
     print(
         "| case | p | alpha | density | load | solver | CPU s | wall s "
@@ -203,7 +218,7 @@ def main() -> None:
                             "load": load,
                         }
                         continue
-                    result = run(solver, directory, alpha, cap)
+                    result = run(solver, directory, alpha, cap, args.repeats)
                     result["load"] = load
                     path = Path(directory) / f"K_{solver.split('=')[0]}.npy"
                     if "cpu" in result:
