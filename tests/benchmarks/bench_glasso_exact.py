@@ -34,8 +34,20 @@ table gives each objective's relative excess and says when it does not):
 ``--baseline REV`` adds ``graphical_lasso_path`` as it was at commit ``REV``
 (e.g. 9a0fabe, before the sparse products), called directly on ``S``.
 
-skggm's QUIC is not run: skggm 0.2.8 does not build here (its setup imports
-Cython without declaring it; see pyproject.toml's ``compat`` extra).
+    quic     skggm 0.2.8's compiled QUIC (``quic`` above), tol=1e-8,
+             max_iter=10000
+
+skggm 0.2.8 builds only without build isolation (its setup imports Cython
+without declaring it; see pyproject.toml's ``compat`` extra), e.g. in a
+virtual environment of its own, whose package folder then goes on
+``PYTHONPATH``:
+
+    python -m venv /tmp/qv && /tmp/qv/bin/pip install "cython<3" numpy
+    /tmp/qv/bin/pip install --no-build-isolation --no-deps skggm==0.2.8
+    mkdir /tmp/quicpkg
+    cp -r /tmp/qv/lib/python3.*/site-packages/inverse_covariance /tmp/quicpkg/
+
+Without it the ``quic`` rows say that it is not installed.
 
 Objective: ``-log det K + tr(S K) + alpha sum_{i != j} |K_ij|`` of the
 returned precision (``inf`` when it is not positive definite), computed here
@@ -61,7 +73,7 @@ from pathlib import Path
 
 import numpy as np
 
-SOLVERS = ("exact", "sklearn", "skglm", "gglasso")
+SOLVERS = ("exact", "sklearn", "skglm", "gglasso", "quic")
 RELATIVE_GAP = 1e-6
 
 
@@ -118,12 +130,47 @@ def fit(solver: str, S: np.ndarray, alpha: float) -> np.ndarray:
 
         model = GraphicalLasso(alpha=alpha, tol=1e-8, inner_tol=1e-8, max_iter=1000)
         return model.fit(S, mode="precomputed").precision_
+    if solver == "quic":
+        return quic(S, alpha)
     from gglasso.solver.single_admm_solver import block_SGL
 
     solution = block_SGL(
         S, alpha, Omega_0=np.eye(p), tol=1e-8, rtol=1e-8, max_iter=100_000
     )
     return solution["Theta"]
+
+
+def quic(S: np.ndarray, alpha: float) -> np.ndarray:
+    """skggm 0.2.8's compiled QUIC (Hsieh et al.'s C++), called directly.
+
+    skggm's Python package no longer imports with scikit-learn 1.x (it imports
+    ``sklearn.utils.testing``), so its extension module is loaded from the
+    installed package's folder without running the package's ``__init__``; the
+    call is the one skggm's ``quic()`` makes, with the diagonal unpenalised as in
+    the other solvers' objective.
+    """
+    import importlib.machinery
+    import importlib.util
+
+    package = importlib.util.find_spec("inverse_covariance")
+    if package is None:
+        raise ImportError("skggm (inverse_covariance) is not installed")
+    [path] = Path(package.submodule_search_locations[0]).glob("pyquic/pyquic*.so")
+    loader = importlib.machinery.ExtensionFileLoader("pyquic", str(path))
+    pyquic = importlib.util.module_from_spec(
+        importlib.util.spec_from_loader("pyquic", loader)
+    )
+    loader.exec_module(pyquic)
+    p = S.shape[0]
+    penalty = np.full((p, p), alpha)
+    np.fill_diagonal(penalty, 0.0)
+    theta, sigma = np.eye(p), np.eye(p)
+    opt, cputime, gap = np.zeros(1), np.zeros(1), np.zeros(1)
+    iters = np.zeros(1, dtype=np.uint32)
+    S = np.ascontiguousarray(S)
+    pyquic.quic(b"default", p, S, penalty, 1, np.empty(1), 1e-8, 0, 10_000, theta,
+                sigma, opt, cputime, iters, gap)  # fmt: skip
+    return theta
 
 
 def worker(solver: str, directory: str, alpha: float, repeats: int) -> None:
