@@ -115,11 +115,18 @@ def _solve_active(R, nodes, active, signs):
     submatrix of a correlation matrix: Cholesky (``posv``) where it is
     positive definite to working precision, LU (``gesv``) where not.
 
+    The solutions are returned as their entries on the active sets (rows of
+    ``active``), grouped by node: writing them into rows of ``p`` zeros would
+    cost as much as the solves for active sets of a tenth of ``p``.
+
     Returns
     -------
-    u, v : ndarray of shape (len(nodes), n_features)
-        Zero outside each node's active set (a row of ``active``); NaN for a
-        node whose block is exactly singular.
+    node_of, variable : ndarray of shape (n_entries,), int
+        The position in ``nodes`` and the variable of each entry, grouped by
+        node, in variable order.
+    u, v, q : ndarray of shape (n_entries,)
+        ``u``, ``v`` and ``q`` at each entry; ``u`` and ``v`` NaN on the
+        whole active set of a node whose block is exactly singular.
     """
     n_nodes, n_features = active.shape
     node_of, variable = np.nonzero(active)  # grouped by node, in variable order
@@ -127,29 +134,26 @@ def _solve_active(R, nodes, active, signs):
     rows = variable * n_features
     # Right-hand sides of all nodes at once; one gather of each block from the
     # flat array (row * p + column), twice as fast as rows then columns.
+    flat = R.ravel()
     rhs = np.column_stack(
-        [R.ravel().take(rows + np.asarray(nodes)[node_of]), signs[node_of, variable]]
+        [flat.take(rows + np.asarray(nodes)[node_of]), signs[node_of, variable]]
     )
     solution = np.empty_like(rhs)
-    flat = R.ravel()
     for position in np.flatnonzero(bounds[1:] > bounds[:-1]):
         here = slice(bounds[position], bounds[position + 1])
         gather = rows[here, None] + variable[here]
-        _, solution[here], info = _posv(flat.take(gather), rhs[here], overwrite_a=True)
+        # The block is symmetric: its transpose is the Fortran-ordered array
+        # LAPACK works on, without a copy.
+        _, solution[here], info = _posv(
+            flat.take(gather).T, rhs[here], overwrite_a=True
+        )
         if info != 0:
             _, _, solution[here], info = _gesv(
-                flat.take(gather), rhs[here], overwrite_a=True
+                flat.take(gather).T, rhs[here], overwrite_a=True
             )
         if info != 0:
             solution[here] = np.nan
-    u = np.zeros((n_nodes, n_features))
-    v = np.zeros((n_nodes, n_features))
-    u[node_of, variable] = solution[:, 0]
-    v[node_of, variable] = solution[:, 1]
-    # A node with a singular block is NaN in full, not only on its active set.
-    singular = np.unique(node_of[np.isnan(solution[:, 0])])
-    u[singular] = v[singular] = np.nan
-    return u, v
+    return node_of, variable, solution[:, 0], solution[:, 1], rhs[:, 0]
 
 
 def _limit_entering(active, excess, current):
@@ -304,31 +308,42 @@ def _active_set_iterations(
         if pending.size == 0:
             break
         rows = nodes[pending]
-        # A node with an exactly singular active block gets NaN and leaves
-        # unsettled below: another method decides.
-        u, v = _solve_active(R, rows, active, signs)
+        node_of, variable, u, v, q = _solve_active(R, rows, active, signs)
         lam = penalty[pending]
         if scaled:
-            numerator = 1.0 - np.sum(R[rows] * u, axis=1)
-            denominator = 1.0 - lam**2 * np.sum(signs * v, axis=1)
+            # sigma^2 = (1 - q_A'u) / (1 - lam^2 s_A'v), the inner products
+            # summed over each node's entries.
+            sums = np.bincount(node_of, q * u, minlength=rows.size)
+            spread = np.bincount(
+                node_of, signs[node_of, variable] * v, minlength=rows.size
+            )
+            numerator, denominator = 1.0 - sums, 1.0 - lam**2 * spread
             ok = (numerator > 0) & (denominator > 0)
             sigma = np.sqrt(
                 np.divide(numerator, denominator, where=ok, out=np.ones_like(lam))
             )
             lam = np.where(ok, lam * sigma, np.nan)
-        update = u - lam[:, None] * v
-        finite = np.all(np.isfinite(update), axis=1)
-        pending = pending[finite]
-        W[nodes[pending]] = update[finite]
+        coefficients = u - lam[node_of] * v
+        # A node with an exactly singular active block (NaN), or no closed
+        # form, leaves unsettled: another method decides.
+        finite = (
+            np.bincount(node_of, ~np.isfinite(coefficients), minlength=rows.size) == 0
+        )
+        entries = finite[node_of]
+        entry_rows, variable = rows[node_of[entries]], variable[entries]
+        pending, rows = pending[finite], rows[finite]
+        W[rows] = 0.0
+        W[entry_rows, variable] = coefficients[entries]
         solved[pending] = True
         used_signs[pending] = signs[finite]
         visited[iteration, pending] = state[keep][finite]
         if segments is not None:
-            rows = nodes[pending]
             segments.known[rows] = True
             segments.signs[rows] = signs[finite]
-            segments.u[rows] = u[finite]
-            segments.v[rows] = v[finite]
+            segments.u[rows] = 0.0
+            segments.u[entry_rows, variable] = u[entries]
+            segments.v[rows] = 0.0
+            segments.v[entry_rows, variable] = v[entries]
     return settled
 
 
