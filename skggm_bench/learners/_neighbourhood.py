@@ -41,13 +41,21 @@ def _edges_along(Z, penalties, rule: str, square_root: bool = False) -> np.ndarr
     """Adjacency at every penalty of the node-wise (square-root) lasso path.
 
     Edges are taken step by step: the coefficients of the whole path are
-    never stored (see ``nodewise_lasso_steps``).
+    never stored (see ``nodewise_lasso_steps``). Each step keeps the positions
+    of its edges only, and the adjacency array is filled at the end: a large
+    array allocated before the path and kept through it made the allocator
+    return the path's working arrays to the system after every use, and
+    fault them in again, a sixth of the path's CPU time at p = 400.
     """
+    n_features = Z.shape[1]
     penalties = np.asarray(penalties, dtype=float)
-    adjacency = np.empty((penalties.size, Z.shape[1], Z.shape[1]), dtype=bool)
+    edges = [None] * penalties.size
     for k, coef in nodewise_lasso_steps(Z, penalties, square_root=square_root):
-        adjacency[k] = _edges_by_rule(coef, rule)
-    return adjacency
+        edges[k] = np.flatnonzero(_edges_by_rule(coef, rule))
+    adjacency = np.zeros((penalties.size, n_features * n_features), dtype=bool)
+    for k, positions in enumerate(edges):
+        adjacency[k, positions] = True
+    return adjacency.reshape(penalties.size, n_features, n_features)
 
 
 class NeighbourhoodSelection(BaseEstimator):
