@@ -119,7 +119,9 @@ def _solve_active(R, nodes, active, signs):
     solve of blocks padded to the largest (measured at p = 1000, 150 active:
     the padded gather alone took twice the whole loop). The block is a principal
     submatrix of a correlation matrix: Cholesky (``posv``) where it is
-    positive definite to working precision, LU (``gesv``) where not.
+    positive definite to working precision, LU (``gesv``) where not. Blocks of
+    up to ``_BATCHED_SIZE`` variables are solved together, one batched LU per
+    size, without padding.
 
     The solutions are returned as their entries on the active sets (rows of
     ``active``), grouped by node: writing them into rows of ``p`` zeros would
