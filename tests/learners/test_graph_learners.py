@@ -179,12 +179,13 @@ def test_fine_path_is_exact_at_every_penalty(n, p):
     ("n", "p", "density"), [(50, 30, 0.3), (50, 400, 0.5), (500, 400, 0.01)]
 )
 def test_gram_product_routes_agree(n, p, density):
-    """Dense, through the data and through the sparse coefficients: R @ W."""
+    """Dense, through the data and through the sparse coefficients: W @ R
+    (rows of W: coefficients of nodes)."""
     rng = np.random.default_rng(8)
     Z = rng.standard_normal((n, p))
     R = Z.T @ Z / n
     W = rng.standard_normal((p, p)) * (rng.random((p, p)) < density)
-    np.testing.assert_allclose(_gram_product(R, Z, W), R @ W, atol=1e-12)
+    np.testing.assert_allclose(_gram_product(R, Z, W), W @ R, atol=1e-12)
 
 
 def test_nodewise_lasso_is_optimal_with_duplicated_columns():
@@ -218,13 +219,13 @@ def test_lasso_moves_up_from_the_least_squares_solution():
     rng = np.random.default_rng(5)
     Z, _ = standardize_columns(correlated_data(60, 6, 5) + rng.standard_normal((60, 6)))
     problem = _Problem(Z)
-    W = np.zeros((6, 6))
-    W[1:, 0] = np.linalg.solve(problem.R[1:, 1:], problem.R[1:, 0])
+    W = np.zeros((6, 6))  # row m: node m
+    W[0, 1:] = np.linalg.solve(problem.R[1:, 1:], problem.R[1:, 0])
     reached = np.full(6, np.inf)
     reached[0] = 0.0
     problem.lasso(np.array([0]), np.array([0.05]), W, reached)
     reference = Lasso(alpha=0.05, tol=1e-15, max_iter=10**6).fit(Z[:, 1:], Z[:, 0])
-    np.testing.assert_allclose(W[1:, 0], reference.coef_, atol=1e-9)
+    np.testing.assert_allclose(W[0, 1:], reference.coef_, atol=1e-9)
     assert reached[0] == 0.05
 
 
