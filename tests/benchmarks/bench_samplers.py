@@ -21,7 +21,8 @@ inside R (``system.time``). Cases:
 * a data set from a model at p = 100 and p = 1000 (random graph with edge
   probability 3 / p, n = 1000 rows): huge's ``huge.generator`` against
   ``make_ggm`` with ``EigenShift`` (huge's construction) and with the default
-  ``TriangulatedOrthogonalization``;
+  ``TriangulatedOrthogonalization``; ``huge.generator`` as shipped and with its
+  ``gc()`` calls made no-ops (its computation alone);
 * one ``PartialOrthogonalization`` draw at p = 2000, average degree 5.
 
 gmat (or huge) is skipped, with the reason, when R cannot load it.
@@ -30,6 +31,7 @@ gmat (or huge) is skipped, with the reason, when R cannot load it.
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import shutil
 import statistics
@@ -91,12 +93,19 @@ sparse <- read_graph("{sparse}")
 timed("port_p200", port(N = {n_sparse}, ug = sparse))
 """
 # huge.generator draws a random graph (edge probability 3 / d by default), its
-# matrix, and n rows; make_ggm does the same.
+# matrix, and n rows; make_ggm does the same. It calls gc(), a full collection of
+# the R session that is most of its time at p = 100, so it is also timed with gc
+# a no-op in its environment (its computation alone).
 R_HUGE = """
 suppressMessages(library(huge))
+generator_no_gc <- huge.generator
+environment(generator_no_gc) <- list2env(
+  list(gc = function(...) invisible(NULL)), parent = environment(huge.generator))
 for (p in c({sizes})) {{
   timed(paste0("huge_generator_", p),
         huge.generator(n = {n}, d = p, graph = "random", verbose = FALSE))
+  timed(paste0("huge_generator_no_gc_", p),
+        generator_no_gc(n = {n}, d = p, graph = "random", verbose = FALSE))
 }}
 """
 GENERATOR_SIZES = (100, 1000)
@@ -274,16 +283,19 @@ def main() -> None:
         "seconds (CPU)\n"
     )
     columns = "".join(
-        f" {label}: `huge.generator` | ratio to EigenShift |" for label in setups
+        f" {label}: `huge.generator` | ratio to EigenShift "
+        f"| {label}: without `gc()` | ratio |"
+        for label in setups
     )
     print(f"| p | `make_ggm`, EigenShift | `make_ggm`, default |{columns}")
-    print("|---" * (3 + 2 * len(setups)) + "|")
+    print("|---" * (3 + 4 * len(setups)) + "|")
     for p in GENERATOR_SIZES:
         ours = pair(seconds, f"make_ggm_EigenShift_{p}")
         default = pair(seconds, f"make_ggm_default_{p}")
         cells = f"{ours[0]:.3f} ({ours[1]:.3f}) | {default[0]:.3f} ({default[1]:.3f})"
-        for label in setups:
-            name = f"huge_generator_{p}"
+        for label, name in itertools.product(
+            setups, [f"huge_generator_{p}", f"huge_generator_no_gc_{p}"]
+        ):
             timings = r_seconds[label]
             cells += (
                 f" | {versus(pair(timings, name), ours)}" if name in timings else " | |"
