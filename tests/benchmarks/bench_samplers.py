@@ -190,7 +190,7 @@ def pair(seconds: dict, name: str) -> tuple[float, float]:
 
 def versus(r: tuple[float, float], ours: tuple[float, float]) -> str:
     """R's seconds (CPU) and the ratio R / ours, wall (CPU)."""
-    return f"{r[0]:.2f} ({r[1]:.2f}) | {r[0] / ours[0]:.1f}x ({r[1] / ours[1]:.1f}x)"
+    return f"{r[0]:.3g} ({r[1]:.3g}) | {r[0] / ours[0]:.1f}x ({r[1] / ours[1]:.1f}x)"
 
 
 def main() -> None:
