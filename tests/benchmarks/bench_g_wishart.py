@@ -25,8 +25,6 @@ sweep, and ``log det K`` over the first sweeps from Lenkoski starts).
 from __future__ import annotations
 
 import argparse
-import contextlib
-import glob
 import os
 import statistics
 import subprocess
@@ -37,7 +35,13 @@ from pathlib import Path
 
 import networkx as nx
 import numpy as np
-from _r_reference import r_available, r_timings, write_adjacency
+from _r_reference import (
+    r_available,
+    r_library_path,
+    r_timings,
+    reference_blas_path,
+    write_adjacency,
+)
 from threadpoolctl import threadpool_limits
 
 from skggm_bench.generators import GWishart
@@ -63,48 +67,6 @@ R_SETUP = (
     'cat(R.version.string, "| BDgraph", as.character(packageVersion("BDgraph")), '
     '"| BLAS", extSoftVersion()[["BLAS"]], "| LAPACK", La_library())'
 )
-
-
-def reference_blas_path() -> str | None:
-    """``R_LD_LIBRARY_PATH`` that loads Debian's reference BLAS and LAPACK first.
-
-    Debian's R finds ``libblas.so.3`` and ``liblapack.so.3`` through the
-    alternatives system (OpenBLAS when installed); its ``/etc/R/ldpaths`` puts
-    ``R_LD_LIBRARY_PATH`` first on the library path, so the reference libraries'
-    own directories can be put ahead for one process without touching the
-    system's alternatives.
-    """
-    blas = glob.glob("/usr/lib/*/blas/libblas.so.3")
-    lapack = glob.glob("/usr/lib/*/lapack/liblapack.so.3")
-    if not blas or not lapack:
-        return None
-    r_home = subprocess.run(
-        ["R", "RHOME"], capture_output=True, text=True, check=True
-    ).stdout.strip()
-    multiarch = os.path.dirname(os.path.dirname(blas[0]))
-    return ":".join(
-        [
-            os.path.dirname(blas[0]),
-            os.path.dirname(lapack[0]),
-            f"{r_home}/lib",
-            multiarch,
-        ]
-    )
-
-
-@contextlib.contextmanager
-def r_library_path(path: str | None):
-    """Run R with ``R_LD_LIBRARY_PATH=path`` (None: R's default libraries)."""
-    saved = os.environ.get("R_LD_LIBRARY_PATH")
-    if path is not None:
-        os.environ["R_LD_LIBRARY_PATH"] = path
-    try:
-        yield
-    finally:
-        if saved is None:
-            os.environ.pop("R_LD_LIBRARY_PATH", None)
-        else:
-            os.environ["R_LD_LIBRARY_PATH"] = saved
 
 
 def r_setup() -> str:

@@ -20,16 +20,31 @@ of the Krämer et al. grid's hardest corner instead: n=200 from
 ``make_ggm`` with DiagonalDominance, TriangulatedOrthogonalization and
 PartialOrthogonalization at densities 0.05, 0.1 and 0.25 (strongly correlated
 predictors, where coordinate descent is slow).
+
+``--glmnet`` times, for scale, R's glmnet-based node-wise lasso CV on two of
+those data sets (``X <- scale(X)``, then ``cv.glmnet(X[, -i], X[, i], nfolds =
+5)`` for every node; CPU seconds inside R, ``--repeats`` times) with R on its
+default BLAS and on Debian's reference BLAS, beside ``LassoNetwork`` (least CPU
+seconds of ``--repeats`` fits), in the same run.
 """
 
 import argparse
 import itertools
 import statistics
+import tempfile
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 from _git_revision import module_at
+from _r_reference import (
+    r_available,
+    r_blas,
+    r_library_path,
+    r_timings,
+    reference_blas_path,
+)
 from sklearn.covariance import OAS, GraphicalLassoCV, LedoitWolf
 from threadpoolctl import threadpool_limits
 
@@ -140,6 +155,62 @@ def compare_with_baseline(datasets: dict, revision: str, repeats: int) -> None:
         )
 
 
+R_GLMNET = """
+suppressMessages(library(glmnet))
+set.seed(1)
+X <- scale(as.matrix(read.csv("{path}", header = FALSE)))
+for (r in seq_len({repeats})) {{
+  seconds <- system.time(for (i in seq_len(ncol(X))) {{
+    cv.glmnet(X[, -i], X[, i], nfolds = 5)
+  }})
+  cat("TIME {label}", seconds[["user.self"]] + seconds[["sys.self"]], "\\n")
+}}
+"""
+GLMNET_DATA = ("DD d=0.05", "TO d=0.25")
+
+
+def compare_with_glmnet(datasets: dict, repeats: int) -> None:
+    """CPU seconds of R's node-wise cv.glmnet and of LassoNetwork, same data."""
+    reason = r_available("glmnet")
+    if reason is not None:
+        print(f"glmnet not timed: {reason}")
+        return
+    setups = {"R default BLAS": None, "R reference BLAS": reference_blas_path()}
+    seconds: dict[str, dict[str, float]] = {label: {} for label in setups}
+    with tempfile.TemporaryDirectory() as directory:
+        for index, data in enumerate(GLMNET_DATA):
+            path = Path(directory) / f"data{index}.csv"
+            np.savetxt(path, datasets[data], delimiter=",")
+            for label, library in setups.items():
+                if label != "R default BLAS" and library is None:
+                    continue
+                with r_library_path(library):
+                    if index == 0:
+                        print(f"{label}: {r_blas()}", flush=True)
+                    code = R_GLMNET.format(path=path, repeats=repeats, label=index)
+                    times = r_timings(code)[str(index)]
+                seconds[label][data] = statistics.median(times)
+    ours = {}
+    with threadpool_limits(limits=1), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for data in GLMNET_DATA:
+            cpu = []
+            for _ in range(repeats):
+                start = time.process_time()
+                LassoNetwork().fit(datasets[data])
+                cpu.append(time.process_time() - start)
+            ours[data] = min(cpu)
+    labels = [label for label in setups if seconds[label]]
+    print("| data | LassoNetwork CPU (s) | " + " | ".join(labels) + " |")
+    print("|---" * (2 + len(labels)) + "|")
+    for data in GLMNET_DATA:
+        cells = [
+            f"{seconds[label][data]:.2f} ({seconds[label][data] / ours[data]:.1f}x)"
+            for label in labels
+        ]
+        print(f"| {data} | {ours[data]:.3f} | " + " | ".join(cells) + " |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
@@ -147,7 +218,12 @@ def main() -> None:
     parser.add_argument("--n-samples", type=int, default=200)
     parser.add_argument("--baseline", metavar="REV", default=None)
     parser.add_argument("--grid", action="store_true")
+    parser.add_argument("--glmnet", action="store_true")
     args = parser.parse_args()
+    if args.glmnet:
+        datasets = grid_datasets(args.n_features, args.n_samples)
+        compare_with_glmnet(datasets, args.repeats)
+        return
     X, truth = sparse_gaussian_data(
         args.n_features, args.n_samples, density=0.05, seed=0
     )
