@@ -13,10 +13,11 @@ from ..utils._validation import Interval
 from ._glasso_path import certificate, graphical_lasso_path
 from ._utils import validate_samples
 
-# A certificate above this (relative to the largest variance) is reported as a
-# ConvergenceWarning. The solver stops at 1e-10 on the scaled problem; the
-# residual recomputed from a fresh inverse carries the rounding of that
-# inverse, about the condition number of K times the machine epsilon.
+# A certificate above this (relative to the largest variance), or above twice
+# ``tol``, is reported as a ConvergenceWarning. The solver stops at ``tol`` on
+# the scaled problem; the residual recomputed from a fresh inverse carries the
+# rounding of that inverse, about the condition number of K times the machine
+# epsilon.
 _CERTIFICATE_TOL = 1e-6
 
 
@@ -32,8 +33,9 @@ class ExactGraphicalLasso(EmpiricalCovariance):
     solver (Witten, Friedman & Simon 2011 and Mazumder & Hastie 2012
     screening, then an orthant-wise Newton method on each component, the
     Newton direction by preconditioned conjugate gradients on the support)
-    stops only when the optimality conditions hold to 1e-10 of the largest
-    variance, so its zeros are those of the minimiser, not of a stopping rule.
+    stops only when the optimality conditions hold to ``tol`` (1e-10) of the
+    largest variance, so its zeros are those of the minimiser, not of a
+    stopping rule.
     The conditions are checked once more on the result, from an inverse of
     ``precision_`` computed afresh, and reported as ``kkt_residual_``: a
     certificate of optimality that does not trust the solver.
@@ -64,6 +66,13 @@ class ExactGraphicalLasso(EmpiricalCovariance):
         fit (with the same number of features) instead of ``diag(1 / S_ii)``:
         fitting a nearby penalty, or new data of the same variables, then
         takes fewer Newton steps. The solution does not depend on the start.
+    tol : float, default=1e-10
+        Largest violation of the optimality conditions at which the solver
+        stops, relative to the largest ``S_ii``. The default leaves only
+        rounding; a looser one (say 1e-6) stops a Newton step or two earlier,
+        at an objective within about ``tol`` of the minimum, and ``kkt_residual_``
+        then says how far from optimal the result is (its zeros may differ from
+        the minimiser's for entries that close to the penalty).
 
     Attributes
     ----------
@@ -87,8 +96,9 @@ class ExactGraphicalLasso(EmpiricalCovariance):
         optimality conditions (with ``W = precision_^-1``: ``W_ii = S_ii``,
         ``W_ij = S_ij + alpha sign(K_ij)`` where ``K_ij != 0`` and
         ``|W_ij - S_ij| <= alpha`` where ``K_ij = 0``), divided by the largest
-        ``S_ii``. 0 at the minimiser; in practice about 1e-12 to 1e-9, the
-        rounding of the inverse. Above 1e-6 a ``ConvergenceWarning`` is raised.
+        ``S_ii``. 0 at the minimiser; in practice about 1e-12 to 1e-9 at the
+        default ``tol``, the rounding of the inverse. Above 1e-6 and above
+        twice ``tol`` a ``ConvergenceWarning`` is raised.
     kkt_residuals_ : ndarray of shape (n_alphas,)
         The same certificate at every penalty of the path.
     n_features_in_ : int
@@ -138,15 +148,23 @@ class ExactGraphicalLasso(EmpiricalCovariance):
         "covariance": [StrOptions({"precomputed"}), None],
         "assume_centered": ["boolean"],
         "warm_start": ["boolean"],
+        "tol": [Interval(Real, 0.0, None, closed="neither")],
     }
 
     def __init__(
-        self, alpha=0.01, *, covariance=None, assume_centered=False, warm_start=False
+        self,
+        alpha=0.01,
+        *,
+        covariance=None,
+        assume_centered=False,
+        warm_start=False,
+        tol=1e-10,
     ):
         self.alpha = alpha
         self.covariance = covariance
         self.assume_centered = assume_centered
         self.warm_start = warm_start
+        self.tol = tol
 
     def _penalties(self) -> np.ndarray:
         """The penalties as a float array, largest first; ValueError if not > 0."""
@@ -211,12 +229,12 @@ class ExactGraphicalLasso(EmpiricalCovariance):
         start = None
         if self.warm_start and previous is not None and previous.shape == S.shape:
             start = previous
-        precisions, _ = graphical_lasso_path(S, alphas, start=start)
+        precisions, _ = graphical_lasso_path(S, alphas, start=start, tol=self.tol)
         residuals = np.empty(alphas.size)
         for k, (K, alpha) in enumerate(zip(precisions, alphas, strict=True)):
             # The last inverse is the covariance of the fit, exactly symmetric.
             residuals[k], covariance = certificate(S, K, alpha)
-        if residuals.max() > _CERTIFICATE_TOL:
+        if residuals.max() > max(_CERTIFICATE_TOL, 2 * self.tol):
             worst = alphas[np.argmax(residuals)]
             warnings.warn(
                 f"the graphical lasso did not settle at alpha={worst:g}: its "

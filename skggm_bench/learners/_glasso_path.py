@@ -19,7 +19,8 @@ scikit-learn's ``GraphicalLasso`` minimises, over positive definite ``K``,
   map ``D -> W D W``; the Newton direction is found by conjugate gradients, the
   step is cut back to the orthant (an entry that would change sign becomes 0)
   and shortened until ``f`` decreases enough and ``K`` stays positive definite.
-  It stops when the optimality conditions hold to ``_KKT_TOL``:
+  It stops when the optimality conditions hold to ``tol`` (``_KKT_TOL``,
+  1e-10, by default):
   ``W_ii = S_ii``, ``W_ij = S_ij + alpha sign(K_ij)`` where ``K_ij != 0`` and
   ``|W_ij - S_ij| <= alpha`` where ``K_ij = 0``. The zeros are exact, so the
   edges are those of the exact solution, not of a stopping tolerance.
@@ -52,11 +53,11 @@ _MIN_ENTERING = 10
 _PER_NODE = 4
 _MAX_CG = 500
 # The conjugate gradients also stop once no entry of their residual exceeds
-# this: the Newton step then leaves the optimality conditions within
-# _KKT_TOL (the residual is the linearised gradient), where the forcing
-# term alone asked for a residual up to 500x smaller in the last step (10
-# fewer iterations of 42 at p = 300 on er, 5 of 51 at p = 1000 on to).
-_CG_ENTRY_TOL = 0.25 * _KKT_TOL
+# this share of the tolerance: the Newton step then leaves the optimality
+# conditions within it (the residual is the linearised gradient), where the
+# forcing term alone asked for a residual up to 500x smaller in the last step
+# (10 fewer iterations of 42 at p = 300 on er, 5 of 51 at p = 1000 on to).
+_CG_ENTRY_SHARE = 0.25
 # The Hessian product's dense W (D W) costs about p^3 multiply-adds; its
 # entries on the support alone (_newton_direction), row by row, cost about
 # _GATHER_COST of those per entry and per p (a gathered row and a dot product)
@@ -105,14 +106,19 @@ def _inverse_from_factor(factor):
 
     LAPACK's ``potri`` (a third of the flops of solving against the identity)
     fills one triangle; the other is its mirror, so the sign patterns derived
-    from ``W`` are symmetric as ``S`` and ``K`` are.
+    from ``W`` are symmetric as ``S`` and ``K`` are. ``factor`` is scipy's
+    cholesky, zero above the diagonal, which ``potri`` leaves as it is: adding
+    the transpose mirrors the lower triangle exactly and doubles the diagonal,
+    which halving restores exactly (two ``np.tril`` copies took longer than
+    ``potri`` itself at p = 300).
     """
     lower, _ = lapack.dpotri(factor, lower=1)
-    lower = np.tril(lower)
-    return lower + np.tril(lower, -1).T
+    inverse = lower + lower.T
+    inverse.flat[:: inverse.shape[0] + 1] *= 0.5
+    return inverse
 
 
-def _newton_direction(W, K, gradient, support, dtype):
+def _newton_direction(W, K, gradient, support, dtype, tol):
     """Solve ``P(W D W) = -gradient`` for ``D`` on ``support`` (P: restriction).
 
     Preconditioned conjugate gradients in the Frobenius inner product, on the
@@ -157,7 +163,7 @@ def _newton_direction(W, K, gradient, support, dtype):
         residual -= step * image
         if (
             np.dot(residual, residual) <= target
-            or np.abs(residual).max() <= _CG_ENTRY_TOL
+            or np.abs(residual).max() <= _CG_ENTRY_SHARE * tol
         ):
             break
         z = preconditioner(residual)
@@ -299,7 +305,7 @@ def _line_search(S, alpha, K, D, orthant, gradient, value):
     return None
 
 
-def _solve_component(S, alpha, K):
+def _solve_component(S, alpha, K, tol):
     """Graphical lasso of one component from the positive definite start ``K``.
 
     Returns the solution, or None when it does not settle. The conjugate
@@ -326,7 +332,7 @@ def _solve_component(S, alpha, K):
         excess = np.abs(smooth) - alpha
         # Off the support the violation is the excess where positive; the
         # diagonal's (>= 0) makes the maximum non-negative.
-        if np.where(support, np.abs(gradient), excess).max() <= _KKT_TOL:
+        if np.where(support, np.abs(gradient), excess).max() <= tol:
             return K
         entering = ~support & (excess > 0)
         _limit_entering(entering, excess, np.count_nonzero(support) - p)
@@ -341,7 +347,7 @@ def _solve_component(S, alpha, K):
         previous_norm = norm
         found = None
         for dtype in _PRECISIONS[precise:]:
-            direction = _newton_direction(W, K, gradient, support, dtype)
+            direction = _newton_direction(W, K, gradient, support, dtype, tol)
             found = _line_search(S, alpha, K, direction, orthant, gradient, value)
             if found is not None:
                 break
@@ -367,7 +373,10 @@ def _solve_pair(S, alpha):
 
 
 def graphical_lasso_path(
-    S: np.ndarray, alphas, start: np.ndarray | None = None
+    S: np.ndarray,
+    alphas,
+    start: np.ndarray | None = None,
+    tol: float = _KKT_TOL,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Exact graphical lasso solutions of ``S`` at every penalty.
 
@@ -382,6 +391,9 @@ def graphical_lasso_path(
         solution at a nearby penalty); None starts from ``diag(1 / S_ii)``.
         Every principal submatrix of a positive definite matrix is positive
         definite, so its blocks on the components are valid starts.
+    tol : float, default=1e-10
+        Largest violation of the optimality conditions accepted, relative to
+        the largest ``S_ii``.
 
     Returns
     -------
@@ -416,7 +428,7 @@ def graphical_lasso_path(
             if nodes.size == 2:
                 current[block] = _solve_pair(S[block], alpha)
                 continue
-            solution = _solve_component(S[block], alpha, K[block])
+            solution = _solve_component(S[block], alpha, K[block], tol)
             if solution is None:
                 solved[k] = False
                 break

@@ -124,9 +124,9 @@ def test_warm_start_reuses_the_previous_solution(monkeypatch):
     starts = []
     solve = exact_module.graphical_lasso_path
 
-    def spy(S, alphas, start=None):
+    def spy(S, alphas, start=None, tol=1e-10):
         starts.append(start)
-        return solve(S, alphas, start=start)
+        return solve(S, alphas, start=start, tol=tol)
 
     monkeypatch.setattr(exact_module, "graphical_lasso_path", spy)
     model = ExactGraphicalLasso(alpha=penalty(S, 0.5), warm_start=True).fit(X)
@@ -162,6 +162,7 @@ def test_precomputed_covariance_equals_fitting_the_samples():
         ({"alpha": 0.0}, "samples", "alpha"),
         ({"alpha": [0.1, -0.1]}, "samples", "every alpha must be positive"),
         ({"alpha": [[0.1]]}, "samples", "1-d array"),
+        ({"tol": 0.0}, "samples", "tol"),
         ({"covariance": "precomputed"}, "rectangular", "square covariance"),
         ({"covariance": "precomputed"}, "asymmetric", "symmetric"),
         ({}, "constant", "variable 2 has zero variance"),
@@ -186,7 +187,38 @@ def test_an_unsettled_component_is_reported(monkeypatch):
     """Where the solver gives up, the certificate and a ConvergenceWarning say so."""
     X = sparse_gaussian_data(80, 12, 9)
     S = empirical_covariance(X)
-    monkeypatch.setattr(glasso_path, "_solve_component", lambda S, alpha, K: None)
+    monkeypatch.setattr(glasso_path, "_solve_component", lambda *args: None)
     with pytest.warns(ConvergenceWarning, match="did not settle"):
         model = ExactGraphicalLasso(alpha=penalty(S, 0.3)).fit(X)
     assert model.kkt_residual_ > 1e-3
+
+
+def test_a_looser_tolerance_stops_earlier_and_the_certificate_says_how_far(
+    monkeypatch,
+):
+    """``tol`` is the solver's stopping rule: fewer Newton steps at 1e-4 than at
+    the default, a certificate within it (and above the default's), no warning,
+    and an objective within 1e-6 of the tight fit's."""
+    X = sparse_gaussian_data(60, 40, 3)
+    S = empirical_covariance(X)
+    alpha = penalty(S, 0.2)
+    steps = []
+    direction = glasso_path._newton_direction
+
+    def counted(*args):
+        steps.append(args[-1])
+        return direction(*args)
+
+    monkeypatch.setattr(glasso_path, "_newton_direction", counted)
+    tight = ExactGraphicalLasso(alpha=alpha).fit(X)
+    n_tight = len(steps)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        loose = ExactGraphicalLasso(alpha=alpha, tol=1e-4).fit(X)
+    n_loose = len(steps) - n_tight
+    assert set(steps[:n_tight]) == {1e-10} and set(steps[n_tight:]) == {1e-4}
+    assert n_loose < n_tight
+    assert tight.kkt_residual_ < 1e-9 < loose.kkt_residual_ <= 2e-4
+    f_tight = objective(S, tight.precision_, alpha)
+    f_loose = objective(S, loose.precision_, alpha)
+    assert 0 <= f_loose - f_tight <= 1e-6 * abs(f_tight)

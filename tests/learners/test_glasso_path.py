@@ -81,9 +81,9 @@ def test_path_is_exact_on_strongly_correlated_data(n, p, seed):
 def test_newton_direction_solves_the_newton_system(monkeypatch, products):
     """In double precision the direction solves ``P(W D W) = -gradient`` on the
     support to the conjugate gradients' stopping rule (every residual entry
-    within _CG_ENTRY_TOL here), checked with a dense product, whether the
-    solver's products are dense (as at p = 40), sparse (as at p = 300) or
-    computed on the support alone (as at large p)."""
+    within _CG_ENTRY_SHARE of the tolerance here), checked with a dense
+    product, whether the solver's products are dense (as at p = 40), sparse (as
+    at p = 300) or computed on the support alone (as at large p)."""
     S = empirical_covariance(sparse_gaussian_data(80, 40, 6, scale_columns=True))
     alpha = path_penalties(S)[4]
     K = glasso_path.graphical_lasso_path(S, [alpha])[0][0]
@@ -99,12 +99,14 @@ def test_newton_direction_solves_the_newton_system(monkeypatch, products):
     if products == "on_support":
         monkeypatch.setattr(glasso_path, "_GATHER_COST", 0)
         monkeypatch.setattr(glasso_path, "_ROW_COST", 0)
-    D = glasso_path._newton_direction(W, K, gradient, support, np.float64)
+    tol = glasso_path._KKT_TOL
+    D = glasso_path._newton_direction(W, K, gradient, support, np.float64, tol)
     assert np.all(D[~support] == 0)
     residual = np.where(support, W @ D @ W + gradient, 0.0)
-    assert np.abs(residual).max() <= 1.05 * glasso_path._CG_ENTRY_TOL
+    entry_tol = glasso_path._CG_ENTRY_SHARE * tol
+    assert np.abs(residual).max() <= 1.05 * entry_tol
     # Power: the direction is not small beside the gradient's own residual.
-    assert np.abs(gradient).max() > 1e3 * glasso_path._CG_ENTRY_TOL
+    assert np.abs(gradient).max() > 1e3 * entry_tol
 
 
 @pytest.mark.parametrize("covariance", [0.6, -0.6, 1.4])
@@ -129,9 +131,9 @@ def test_a_failed_single_precision_direction_falls_back_to_double(monkeypatch):
     solve = glasso_path._newton_direction
     dtypes = []
 
-    def spoilt(W, K, gradient, support, dtype):
+    def spoilt(W, K, gradient, support, dtype, tol):
         dtypes.append(dtype)
-        direction = solve(W, K, gradient, support, dtype)
+        direction = solve(W, K, gradient, support, dtype, tol)
         return np.full_like(direction, np.nan) if dtype is np.float32 else direction
 
     monkeypatch.setattr(glasso_path, "_newton_direction", spoilt)
@@ -186,7 +188,7 @@ def test_unsettled_penalties_are_fitted_by_the_learner(monkeypatch):
     fast = edge_path(learner, "alpha", alphas, X)
     calls = []
 
-    def give_up(S, alpha, K):
+    def give_up(S, alpha, K, tol):
         calls.append(alpha)
         return None
 
