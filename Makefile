@@ -27,6 +27,7 @@ demo: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check skggm_bench tests examples
+	$(BIN)/ruff format --check skggm_bench tests examples
 
 # One BLAS thread per process in tests: batched small LAPACK calls are up to 40x
 # slower with threads competing on a busy 2-core machine, and the harness's own

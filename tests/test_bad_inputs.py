@@ -335,9 +335,7 @@ NUMERIC_PARAMETERS = [
     (cls, name)
     for cls in _estimator_classes()
     for name, constraints in cls._parameter_constraints.items()
-    if any(
-        isinstance(c, Interval) or c in (Integral, Real) for c in constraints
-    )
+    if any(isinstance(c, Interval) or c in (Integral, Real) for c in constraints)
 ]
 
 
@@ -512,17 +510,21 @@ def test_learners_warn_about_a_constant_column(learner):
 
 
 def test_the_harness_names_a_constant_column_in_the_row():
-    frame = Benchmark(
-        {"dd": generators.DiagonalDominance()},
-        {"lw": LedoitWolf()},
-        data_models={"binary": datasets.Ordinal(n_levels=2)},
-        n_features=6,
-        n_samples=3,
-        densities=0.3,
-        n_repeats=2,
-        random_state=0,
-        metrics=("tpr",),
-    ).run().frame
+    frame = (
+        Benchmark(
+            {"dd": generators.DiagonalDominance()},
+            {"lw": LedoitWolf()},
+            data_models={"binary": datasets.Ordinal(n_levels=2)},
+            n_features=6,
+            n_samples=3,
+            densities=0.3,
+            n_repeats=2,
+            random_state=0,
+            metrics=("tpr",),
+        )
+        .run()
+        .frame
+    )
     assert (frame["status"] == "ok").all()
     named = frame["message"].str.contains(r"^columns? [\d, ]+ of X (?:is|are) constant")
     assert named.all()

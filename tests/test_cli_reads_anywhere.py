@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # The user's module, next to the study file: a learner of its own, which warns
 # and names itself (with its memory address) in a warning.
-USER_MODULE = '''
+USER_MODULE = """
 import warnings
 
 import numpy as np
@@ -31,7 +31,7 @@ class AuditedShrinkage(BaseEstimator):
         self.precision_ = np.linalg.inv(self.covariance_)
         warnings.warn(f"{self!r} at {hex(id(self))} shrank", UserWarning)
         return self
-'''
+"""
 
 STUDY = """
 n_features = 6
@@ -82,12 +82,29 @@ def study(tmp_path_factory):
     user.mkdir()
     (user / "audit_wrappers_issue28.py").write_text(USER_MODULE)
     (folder / "study.toml").write_text(STUDY)
-    first = _cli(folder, "run", "--config", "study.toml", "--n-jobs", "1",
-                 "--no-progress", user_module=user)
+    first = _cli(
+        folder,
+        "run",
+        "--config",
+        "study.toml",
+        "--n-jobs",
+        "1",
+        "--no-progress",
+        user_module=user,
+    )
     assert first.returncode == 0, first.stderr[-3000:]
-    second = _cli(folder, "run", "--config", "study.toml", "--n-jobs", "2",
-                  "--store", "results/again.sqlite", "--no-progress",
-                  user_module=user)
+    second = _cli(
+        folder,
+        "run",
+        "--config",
+        "study.toml",
+        "--n-jobs",
+        "2",
+        "--store",
+        "results/again.sqlite",
+        "--no-progress",
+        user_module=user,
+    )
     assert second.returncode == 0, second.stderr[-3000:]
     for file in user.iterdir():
         file.unlink()
@@ -123,8 +140,9 @@ def test_the_users_module_is_absent_when_reading(study):
 
 def test_leaderboard_report_and_export_read_the_store_without_the_module(study):
     folder, _, _ = study
-    board = _cli(folder, "leaderboard", "--config", "study.toml",
-                 "--metric", "kl_divergence")
+    board = _cli(
+        folder, "leaderboard", "--config", "study.toml", "--metric", "kl_divergence"
+    )
     assert board.returncode == 0, board.stderr
     assert "mine" in board.stdout and "lw" in board.stdout
     report = _cli(folder, "report", "--config", "study.toml", "--out", "report")
@@ -137,8 +155,14 @@ def test_leaderboard_report_and_export_read_the_store_without_the_module(study):
 
 def test_two_runs_of_one_study_merge_without_the_module(study):
     folder, _, _ = study
-    merged = _cli(folder, "merge", "results/study.sqlite", "results/again.sqlite",
-                  "--out", "merged.sqlite")
+    merged = _cli(
+        folder,
+        "merge",
+        "results/study.sqlite",
+        "results/again.sqlite",
+        "--out",
+        "merged.sqlite",
+    )
     assert merged.returncode == 0, merged.stderr
     assert "mine" in merged.stdout
 

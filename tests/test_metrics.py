@@ -795,8 +795,7 @@ def test_scorer_is_picklable_and_has_readable_repr():
     estimator = Fitted(adjacency_=EMPTY4)
     assert clone_(estimator, None) == scorer(estimator, None) == -3.0
     assert repr(scorer) == (
-        "make_structure_scorer('shd', <4 x 4 graph>, "
-        "model='covariance')"
+        "make_structure_scorer('shd', <4 x 4 graph>, model='covariance')"
     )
 
 
@@ -957,9 +956,7 @@ def test_loss_problem_names_the_check_and_its_size():
     assert message.startswith("no loss: covariance_ and precision_ disagree (max ")
     size = float(message.split("= ")[1].split(",")[0])
     assert size > DISAGREEMENT_TOL
-    np.testing.assert_allclose(
-        size, np.abs(S @ precision - np.eye(8)).max(), rtol=1e-2
-    )
+    np.testing.assert_allclose(size, np.abs(S @ precision - np.eye(8)).max(), rtol=1e-2)
     # A correlation matrix for data of variances 1 to 2**14.
     d = np.sqrt(np.diag(S))
     correlation = S / np.outer(d, d)

@@ -177,9 +177,7 @@ def _check_integers(values: Any, name: str, low: int) -> tuple[int, ...]:
         if isinstance(value, (bool, np.bool_)) or not isinstance(
             value, numbers.Integral
         ):
-            raise StudyError(
-                name, f"{name}[{index}] must be an integer, got {value!r}"
-            )
+            raise StudyError(name, f"{name}[{index}] must be an integer, got {value!r}")
         if value < low:
             raise StudyError(name, f"{name}[{index}] must be >= {low}, got {value}")
     values = tuple(int(value) for value in values)
@@ -540,9 +538,7 @@ backend name (e.g. 'loky') or None
     if n_jobs is not None and (
         is_boolean(n_jobs) or not isinstance(n_jobs, numbers.Integral)
     ):
-        raise StudyError(
-            "n_jobs", f"n_jobs must be an int or None, got {n_jobs!r}"
-        )
+        raise StudyError("n_jobs", f"n_jobs must be an int or None, got {n_jobs!r}")
     if n_jobs == 0:
         raise StudyError(
             "n_jobs", "n_jobs == 0 has no meaning; use None, -1 or a positive int"
@@ -556,9 +552,7 @@ backend name (e.g. 'loky') or None
     if backend is None:
         return
     if not isinstance(backend, str):
-        raise StudyError(
-            "backend", f"backend must be a str or None, got {backend!r}"
-        )
+        raise StudyError("backend", f"backend must be a str or None, got {backend!r}")
     if not backend.strip():
         raise StudyError(
             "backend",
@@ -569,9 +563,7 @@ backend name (e.g. 'loky') or None
         raise StudyError("backend", problem)
 
 
-def _check_models(
-    models: Any, data_models: dict, model: str
-) -> dict[str, ModelEntry]:
+def _check_models(models: Any, data_models: dict, model: str) -> dict[str, ModelEntry]:
     try:
         axis = model_axis(models)
     except ModelAxisError as exc:
@@ -1648,21 +1640,27 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
             raise ValueError(f"unknown model {model!r}; have {list(models)}")
         if not models[model].is_single:
             related = draw_related_cell(
-                models[model], drawn.adjacency, generators[generator],
-                int(n_samples), seed,
+                models[model],
+                drawn.adjacency,
+                generators[generator],
+                int(n_samples),
+                seed,
             )
             X, y = related.data(int(n_samples))
             return Bunch(
-                X=X, y=y, adjacency=related.adjacency, precision=related.precision,
-                covariance=related.covariance, sparse=related.sparse,
-                low_rank=related.low_rank, seed=seed,
+                X=X,
+                y=y,
+                adjacency=related.adjacency,
+                precision=related.precision,
+                covariance=related.covariance,
+                sparse=related.sparse,
+                low_rank=related.low_rank,
+                seed=seed,
             )
         truth = draw_model(drawn.adjacency, generators[generator], self.model, seed)
         latent = draw_latent(truth, int(n_samples), seed)
         X, observer = observe(latent, truth.covariance, data_models[data_model], seed)
-        return data_bunch(
-            drawn, truth, X, latent=None, data_model=observer, seed=seed
-        )
+        return data_bunch(drawn, truth, X, latent=None, data_model=observer, seed=seed)
 
 
 def _ordered_frame(frame: pd.DataFrame, grid: _Grid) -> pd.DataFrame:
@@ -1676,7 +1674,6 @@ def _ordered_frame(frame: pd.DataFrame, grid: _Grid) -> pd.DataFrame:
     frame = frame.loc[keep].assign(
         _order=[index for index in order if index is not None]
     )
-    return (
-        frame.sort_values("_order")[result_columns(grid.metrics)]
-        .reset_index(drop=True)
+    return frame.sort_values("_order")[result_columns(grid.metrics)].reset_index(
+        drop=True
     )

@@ -163,6 +163,7 @@ _KRAMER_LEARNERS: dict[str, dict[str, Any]] = {
     "pls": {"class": "PLSNetwork", **_PUBLISHED_LFDR},
 }
 
+
 def _imputed(*steps: dict[str, Any]) -> dict[str, Any]:
     """A pipeline that imputes missing values (column medians) before ``steps``."""
     imputer = {"class": "sklearn.impute.SimpleImputer", "strategy": "median"}

@@ -25,8 +25,6 @@ RandomStateLike = int | np.random.RandomState | None
 _SYMMETRY_RTOL = 1e-8
 
 
-
-
 def _check_dense_spd_input(matrix: Any, name: str) -> np.ndarray:
     check_not_masked(matrix, name)
     matrix = np.array(matrix, dtype=np.float64)  # a copy: symmetrised below

@@ -97,9 +97,7 @@ def data_bunch(
         generator_name=type(truth.generator).__name__,
         graph_family=graph.family,
         graph_params=graph.params,
-        edge_density=(
-            float(truth.adjacency.sum() / (p * (p - 1))) if p > 1 else 0.0
-        ),
+        edge_density=(float(truth.adjacency.sum() / (p * (p - 1))) if p > 1 else 0.0),
         signal=truth.signal(),
         scale=scale,
         data_model=data_model,

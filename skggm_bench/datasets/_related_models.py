@@ -70,8 +70,14 @@ def _rows_per_group(n_samples: Any, n_groups: int) -> np.ndarray:
 
 
 def _fitted(
-    kind: str, generator: Any, params: dict, graph: Any, n_features, density,
-    graph_params, seed: int,
+    kind: str,
+    generator: Any,
+    params: dict,
+    graph: Any,
+    n_features,
+    density,
+    graph_params,
+    seed: int,
 ) -> tuple[DrawnGraph, RelatedModel]:
     drawn = draw_graph(graph, n_features, density, graph_params, seed)
     return drawn, draw_related_model(drawn.adjacency, kind, generator, params, seed)
@@ -248,8 +254,14 @@ def make_time_varying_ggm(
         "window": window,
     }
     drawn, truth = _fitted(
-        "time_varying", generator, params, graph, n_features, density,
-        graph_params, seed,
+        "time_varying",
+        generator,
+        params,
+        graph,
+        n_features,
+        density,
+        graph_params,
+        seed,
     )
     return _group_bunch(drawn, truth, counts, seed)
 
@@ -316,8 +328,14 @@ def make_latent_ggm(
     """
     seed = seed_from_random_state(random_state)
     drawn, truth = _fitted(
-        "latent", generator, {"n_latent": n_latent, "n_attached": n_attached},
-        graph, n_features, density, graph_params, seed,
+        "latent",
+        generator,
+        {"n_latent": n_latent, "n_attached": n_attached},
+        graph,
+        n_features,
+        density,
+        graph_params,
+        seed,
     )
     (rows,) = draw_group_rows(truth, [n_samples], seed)
     precision = truth.precision[0]

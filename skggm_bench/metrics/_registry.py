@@ -496,7 +496,8 @@ def score_learner(
             values[metric.name], notes[metric.name] = math.nan, reason
             continue
         reference = (
-            truth.adjacency if metric.needs in ("edges", "scores")
+            truth.adjacency
+            if metric.needs in ("edges", "scores")
             else getattr(truth, metric.needs)
         )
         if metric.singular_is_infinite and _is_singular(estimate):

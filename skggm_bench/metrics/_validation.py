@@ -29,7 +29,6 @@ __all__ = [
 SYMMETRY_RTOL = 1e-8
 
 
-
 def as_square_real_array(x: Any, name: str) -> NDArray[Any]:
     """Return ``x`` as a dense, non-empty, square, NaN-free real numpy array."""
     check_not_masked(x, name)

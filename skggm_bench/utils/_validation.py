@@ -171,8 +171,10 @@ information about the graph'
     listed = ", ".join(str(int(c)) for c in columns[:10])
     if columns.size > 10:
         listed += f", ... ({columns.size} in all)"
-    which = f"column {listed} of {name} is" if columns.size == 1 else (
-        f"columns {listed} of {name} are"
+    which = (
+        f"column {listed} of {name} is"
+        if columns.size == 1
+        else (f"columns {listed} of {name} are")
     )
     return (
         f"{which} constant: a variable without variation carries no information "

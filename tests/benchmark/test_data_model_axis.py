@@ -26,9 +26,7 @@ from skggm_bench.datasets import (
 from skggm_bench.generators import DiagonalDominance
 from skggm_bench.learners import NonparanormalTransformer, ShrinkagePartialCorrelation
 
-pytestmark = pytest.mark.filterwarnings(
-    "ignore::sklearn.exceptions.ConvergenceWarning"
-)
+pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 
 DATA_MODELS = {
     "gaussian": Gaussian(),

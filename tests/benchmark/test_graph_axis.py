@@ -25,9 +25,7 @@ from skggm_bench.benchmark.results.store import StudyMismatchError
 from skggm_bench.datasets import make_ggm
 from skggm_bench.generators import DiagonalDominance, PartialOrthogonalization
 
-pytestmark = pytest.mark.filterwarnings(
-    "ignore::sklearn.exceptions.ConvergenceWarning"
-)
+pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 
 P, N_HUBS = 12, 3
 GRAPHS = {"hub": {"family": "hub", "n_hubs": N_HUBS}, "er": "erdos_renyi"}

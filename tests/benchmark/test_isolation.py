@@ -26,9 +26,7 @@ from skggm_bench.benchmark.config import parse_config
 from skggm_bench.benchmark.results.store import ResultStore, StudyMismatchError
 from skggm_bench.generators import CholeskyProduct, DiagonalDominance
 
-pytestmark = pytest.mark.filterwarnings(
-    "ignore::sklearn.exceptions.ConvergenceWarning"
-)
+pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 
 TIMEOUT = 1.0
 MEMORY_LIMIT = 256 * 2**20

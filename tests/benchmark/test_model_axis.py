@@ -35,9 +35,7 @@ from skggm_bench.learners import (
 )
 from skggm_bench.metrics import get_metric, group_scores, latent_scores
 
-pytestmark = pytest.mark.filterwarnings(
-    "ignore::sklearn.exceptions.ConvergenceWarning"
-)
+pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 
 VOLATILE = ["fit_time", "versions"]
 P, N, DENSITY = 8, 40, 0.3
@@ -57,7 +55,7 @@ class LowRankSplit(BaseEstimator):
     def fit(self, X, y=None):
         covariance = np.cov(X, rowvar=False)
         vectors = np.linalg.eigh(covariance)[1]
-        top = vectors[:, -self.n_latent:]
+        top = vectors[:, -self.n_latent :]
         self.latent_ = 0.5 * top @ top.T
         self.precision_ = np.linalg.inv(covariance) + self.latent_
         return self
@@ -70,8 +68,16 @@ def joint_study(**changes):
         "densities": DENSITY,
         "n_samples": N,
         "n_repeats": 2,
-        "metrics": ("tpr", "ppv", "f1", "shd", "precision_frobenius_loss",
-                    "change_tpr", "change_ppv", "n_true_changes"),
+        "metrics": (
+            "tpr",
+            "ppv",
+            "f1",
+            "shd",
+            "precision_frobenius_loss",
+            "change_tpr",
+            "change_ppv",
+            "n_true_changes",
+        ),
         "random_state": 0,
         "n_jobs": 1,
     } | changes
@@ -95,13 +101,18 @@ def test_old_studies_keep_their_rows_and_fingerprint():
     """A study without the model axis gives the rows and the study fingerprint
     computed by the code before the axis existed (commit 9a641c0, this machine's
     BLAS; fit times and versions aside), so its stores resume."""
+
     def run(**models):
         result = Benchmark(
             {"dd": DiagonalDominance(), "to": TriangulatedOrthogonalization()},
             {"thr": ThresholdedCorrelation(), "lw": LedoitWolf()},
-            n_features=6, densities=0.3, n_samples=(20, 40), n_repeats=2,
+            n_features=6,
+            densities=0.3,
+            n_samples=(20, 40),
+            n_repeats=2,
             metrics=("tpr", "f1", "shd", "precision_frobenius_loss"),
-            random_state=0, **models,
+            random_state=0,
+            **models,
         ).run()
         rows = result.frame.drop(columns=VOLATILE).to_csv(index=False)
         study = json.dumps(result.study, sort_keys=True)
@@ -126,11 +137,16 @@ def test_joint_rows_are_the_library_scores_of_make_joint_ggm(joint_rows):
     study = joint_study()
     for row in ok.itertuples():
         data = make_joint_ggm(
-            N, P, n_classes=3, shared_fraction=0.6, similarity=0.5, density=DENSITY,
-            generator=TriangulatedOrthogonalization(), random_state=row.seed,
+            N,
+            P,
+            n_classes=3,
+            shared_fraction=0.6,
+            similarity=0.5,
+            density=DENSITY,
+            generator=TriangulatedOrthogonalization(),
+            random_state=row.seed,
         )
-        rebuilt = study.dataset("to", density=DENSITY, repeat=row.repeat,
-                                n_samples=N)
+        rebuilt = study.dataset("to", density=DENSITY, repeat=row.repeat, n_samples=N)
         np.testing.assert_array_equal(rebuilt.X, data.X)
         np.testing.assert_array_equal(rebuilt.y, data.y)
         np.testing.assert_array_equal(rebuilt.adjacency, data.adjacency)
@@ -139,8 +155,16 @@ def test_joint_rows_are_the_library_scores_of_make_joint_ggm(joint_rows):
         learner = dict(study.learners)[row.learner]
         fitted = type(learner)(**learner.get_params(deep=False)).fit(data.X, data.y)
         expected = group_scores(fitted, data.adjacency, data.precision)
-        for name in ("tpr", "ppv", "f1", "shd", "precision_frobenius_loss",
-                     "change_tpr", "change_ppv", "n_true_changes"):
+        for name in (
+            "tpr",
+            "ppv",
+            "f1",
+            "shd",
+            "precision_frobenius_loss",
+            "change_tpr",
+            "change_ppv",
+            "n_true_changes",
+        ):
             assert getattr(row, name) == pytest.approx(expected[name], rel=1e-9), name
     # Both learners were given the same data set in each repeat (paired).
     assert (ok.groupby("repeat").data_hash.nunique() == 1).all()
@@ -168,8 +192,14 @@ def related_study(**changes):
         "densities": DENSITY,
         "n_samples": (N, 2 * N),
         "n_repeats": 2,
-        "metrics": ("f1", "change_tpr", "change_ppv", "rank", "rank_error",
-                    "sparse_relative_error"),
+        "metrics": (
+            "f1",
+            "change_tpr",
+            "change_ppv",
+            "rank",
+            "rank_error",
+            "sparse_relative_error",
+        ),
         "random_state": 1,
     } | changes
     return Benchmark(
@@ -190,8 +220,14 @@ def test_time_varying_and_latent_rows(related_rows):
     for (generator, learner, n, _), row in frame.iterrows():
         if generator == "time/to" and learner == "per_time":
             data = make_time_varying_ggm(
-                n, P, n_times=4, change_rate=0.3, smoothness=0.5, density=DENSITY,
-                generator=TriangulatedOrthogonalization(), random_state=row.seed,
+                n,
+                P,
+                n_times=4,
+                change_rate=0.3,
+                smoothness=0.5,
+                density=DENSITY,
+                generator=TriangulatedOrthogonalization(),
+                random_state=row.seed,
             )
             fitted = PerClass(GraphicalLasso(alpha=0.1)).fit(data.X, data.y)
             expected = group_scores(fitted, data.adjacency, changes="consecutive")
@@ -200,11 +236,17 @@ def test_time_varying_and_latent_rows(related_rows):
                 assert row[name] == pytest.approx(expected[name], rel=1e-9)
         elif generator == "hidden/to" and learner == "split":
             data = make_latent_ggm(
-                n, P, n_latent=1, n_attached=3, density=DENSITY,
-                generator=TriangulatedOrthogonalization(), random_state=row.seed,
+                n,
+                P,
+                n_latent=1,
+                n_attached=3,
+                density=DENSITY,
+                generator=TriangulatedOrthogonalization(),
+                random_state=row.seed,
             )
-            expected = latent_scores(LowRankSplit().fit(data.X), data.sparse,
-                                     data.low_rank)
+            expected = latent_scores(
+                LowRankSplit().fit(data.X), data.sparse, data.low_rank
+            )
             assert row.status == "ok", row.message
             assert row["rank"] == 1 and row.rank_error == 0
             for name in ("f1", "sparse_relative_error"):
@@ -249,16 +291,29 @@ def test_command_line_leaderboard_and_report_of_related_rows(tmp_path, capsys):
 
     path = tmp_path / "joint.sqlite"
     joint_study(store=path).run()
-    assert cli.main(["leaderboard", "--store", str(path), "--metric",
-                     "change_ppv"]) == 0
+    assert (
+        cli.main(["leaderboard", "--store", str(path), "--metric", "change_ppv"]) == 0
+    )
     printed = capsys.readouterr().out
     assert "Leaderboard by PPV of the changes between groups (higher is better)" in (
         printed
     )
     assert "Under joint/to" in printed
     out = tmp_path / "report"
-    assert cli.main(["report", "--store", str(path), "--out", str(out), "--metric",
-                     "change_tpr"]) == 0
+    assert (
+        cli.main(
+            [
+                "report",
+                "--store",
+                str(path),
+                "--out",
+                str(out),
+                "--metric",
+                "change_tpr",
+            ]
+        )
+        == 0
+    )
     assert "TPR of the changes between groups" in (out / "report.html").read_text()
 
 
@@ -320,8 +375,10 @@ estimator = { class = "GraphicalLasso", alpha = 0.1 }
         ({"data_models": {"npn": Nonparanormal()}}, "data models"),
         ({"model": "covariance"}, "concentration"),
         # Found by the dry probe on the study's graphs, naming model and generator.
-        ({"models": {"h": {"kind": "latent", "n_latent": 2, "n_attached": 9}}},
-         r"model 'h' cannot be drawn around generator 'to'.*n_attached=9"),
+        (
+            {"models": {"h": {"kind": "latent", "n_latent": 2, "n_attached": 9}}},
+            r"model 'h' cannot be drawn around generator 'to'.*n_attached=9",
+        ),
     ],
 )
 def test_validate_refuses_bad_models(changes, match):
@@ -335,9 +392,9 @@ def test_dataset_needs_the_model_when_there_are_several(related_rows):
     study = related_study()
     with pytest.raises(ValueError, match="say which one"):
         study.dataset("to", density=DENSITY, repeat=0, n_samples=N)
-    data = study.dataset("to", density=DENSITY, repeat=0, n_samples=N,
-                         model="hidden")
-    row = related_rows[(related_rows.generator == "hidden/to")
-                       & (related_rows.repeat == 0)].iloc[0]
+    data = study.dataset("to", density=DENSITY, repeat=0, n_samples=N, model="hidden")
+    row = related_rows[
+        (related_rows.generator == "hidden/to") & (related_rows.repeat == 0)
+    ].iloc[0]
     assert data.seed == row.seed and data.y is None
     assert data.X.shape == (N, P)

@@ -99,17 +99,21 @@ def test_versions_record_the_packages_a_fit_imported(monkeypatch, n_jobs, isolat
     # template of the fork server starts with what this process has imported).
     for name in [m for m in sys.modules if m.partition(".")[0] == "gglasso"]:
         monkeypatch.delitem(sys.modules, name)
-    frame = Benchmark(
-        {"dd": DiagonalDominance()},
-        {"late": LateImport(), "lw": LedoitWolf()},
-        n_features=6,
-        densities=0.3,
-        n_samples=40,
-        n_repeats=2,
-        random_state=0,
-        n_jobs=n_jobs,
-        isolate=isolate,
-    ).run().frame
+    frame = (
+        Benchmark(
+            {"dd": DiagonalDominance()},
+            {"late": LateImport(), "lw": LedoitWolf()},
+            n_features=6,
+            densities=0.3,
+            n_samples=40,
+            n_repeats=2,
+            random_state=0,
+            n_jobs=n_jobs,
+            isolate=isolate,
+        )
+        .run()
+        .frame
+    )
     assert (frame.status == "ok").all(), frame.message.tolist()
     versions = frame.set_index(["learner", "repeat"]).versions.map(json.loads)
     expected = importlib.metadata.version("gglasso")
@@ -146,17 +150,21 @@ class Warns(BaseEstimator):
 
 @pytest.mark.parametrize(("n_jobs", "isolate"), [(1, True), (2, True), (1, False)])
 def test_warnings_are_counted_in_rows_and_summarised_once(capfd, n_jobs, isolate):
-    frame = Benchmark(
-        {"dd": DiagonalDominance()},
-        {"warns": Warns(n=3), "lw": LedoitWolf()},
-        n_features=6,
-        densities=0.3,
-        n_samples=40,
-        n_repeats=2,
-        random_state=0,
-        n_jobs=n_jobs,
-        isolate=isolate,
-    ).run().frame
+    frame = (
+        Benchmark(
+            {"dd": DiagonalDominance()},
+            {"warns": Warns(n=3), "lw": LedoitWolf()},
+            n_features=6,
+            densities=0.3,
+            n_samples=40,
+            n_repeats=2,
+            random_state=0,
+            n_jobs=n_jobs,
+            isolate=isolate,
+        )
+        .run()
+        .frame
+    )
     assert (frame.status == "ok").all()
     assert frame.n_warnings.dtype == "Int64"
     warned = frame[frame.learner == "warns"]
@@ -180,14 +188,18 @@ def test_warnings_are_counted_in_rows_and_summarised_once(capfd, n_jobs, isolate
 
 
 def test_a_failed_fit_has_no_warning_count():
-    frame = Benchmark(
-        {"dd": DiagonalDominance()},
-        {"volatile": Volatile()},
-        n_features=6,
-        densities=0.3,
-        n_samples=40,
-        random_state=0,
-    ).run().frame
+    frame = (
+        Benchmark(
+            {"dd": DiagonalDominance()},
+            {"volatile": Volatile()},
+            n_features=6,
+            densities=0.3,
+            n_samples=40,
+            random_state=0,
+        )
+        .run()
+        .frame
+    )
     assert (frame.status == "failed").all() and frame.n_warnings.isna().all()
 
 

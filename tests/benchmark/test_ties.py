@@ -102,8 +102,12 @@ def _store(tmp_path, b_offset):
 
     frame = _frame(b_offset, "f1")
     frame = frame[frame.generator == "DD"].assign(
-        graph="erdos_renyi", data_model="gaussian", message="", fit_time=0.1,
-        seed=0, versions="{}"
+        graph="erdos_renyi",
+        data_model="gaussian",
+        message="",
+        fit_time=0.1,
+        seed=0,
+        versions="{}",
     )
     path = tmp_path / "ties.sqlite"
     with ResultStore(path) as store:

@@ -179,7 +179,11 @@ def test_regain_learners_in_the_harness_model_axis():
     expected = group_scores(fitted, data.adjacency, changes="consecutive")
     assert tgl.f1 == pytest.approx(expected["f1"], rel=1e-9)
     hidden = make_latent_ggm(
-        40, 10, n_latent=2, density=0.3, generator=TriangulatedOrthogonalization(),
+        40,
+        10,
+        n_latent=2,
+        density=0.3,
+        generator=TriangulatedOrthogonalization(),
         random_state=int(lgl.seed),
     )
     expected = latent_scores(clone(learners["lgl"]).fit(hidden.X),

@@ -176,15 +176,19 @@ def test_a_standardising_pipeline_is_scored_on_the_data_scale():
         "scaled": make_pipeline(StandardScaler(), skc.GraphicalLasso(alpha=0.2)),
         "plain": skc.GraphicalLasso(alpha=0.2),
     }
-    frame = Benchmark(
-        {"po": PartialOrthogonalization()},
-        learners,
-        n_features=P,
-        densities=0.3,
-        n_samples=200,
-        metrics=METRICS,
-        random_state=1,
-    ).run().frame
+    frame = (
+        Benchmark(
+            {"po": PartialOrthogonalization()},
+            learners,
+            n_features=P,
+            densities=0.3,
+            n_samples=200,
+            metrics=METRICS,
+            random_state=1,
+        )
+        .run()
+        .frame
+    )
     assert (frame.status == "ok").all()
     scaled = frame[frame.learner == "scaled"].iloc[0]
     plain = frame[frame.learner == "plain"].iloc[0]

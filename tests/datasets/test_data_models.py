@@ -53,9 +53,9 @@ CHAIN_PARTIAL_CORRELATIONS = np.array([-0.41, -0.24, -0.92, 0.22, -0.27])
 def chain():
     precision = np.eye(6)
     index = np.arange(5)
-    precision[index, index + 1] = precision[index + 1, index] = (
-        -CHAIN_PARTIAL_CORRELATIONS
-    )
+    precision[index, index + 1] = precision[
+        index + 1, index
+    ] = -CHAIN_PARTIAL_CORRELATIONS
     # Variables with standard deviations SCALES: Sigma = D R D, R the correlation
     # matrix of K^{-1} (standardising keeps the partial correlations).
     inverse = np.linalg.inv(precision)

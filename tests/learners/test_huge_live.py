@@ -128,7 +128,10 @@ def test_graphical_lasso_path_matches_live_huge_glasso(seed):
     correlation = X.T @ X / X.shape[0]
     for k, alpha in enumerate(lambdas[1:], start=1):
         _, precision = graphical_lasso(
-            correlation + alpha * np.eye(p), alpha=alpha, tol=1e-7, enet_tol=1e-9,
+            correlation + alpha * np.eye(p),
+            alpha=alpha,
+            tol=1e-7,
+            enet_tol=1e-9,
             max_iter=500,
         )
         ours = precision != 0

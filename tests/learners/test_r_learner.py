@@ -97,7 +97,7 @@ def test_validate_refuses_a_missing_r_package_with_the_install_command():
     assert message.startswith("learners['r'] cannot run here: ")
     if NO_R is None:
         assert "no.such.package is not installed" in message
-        assert "install.packages(\"no.such.package\")" in message
+        assert 'install.packages("no.such.package")' in message
     else:  # R or rpy2 itself is what is missing
         assert "install" in message and ("rpy2" in message or "R is" in message)
 
@@ -105,14 +105,22 @@ def test_validate_refuses_a_missing_r_package_with_the_install_command():
 def test_cli_refuses_a_missing_r_package_in_one_line(tmp_path):
     config = tmp_path / "study.toml"
     config.write_text(
-        'n_features = 5\nn_samples = 20\nn_repeats = 1\n'
+        "n_features = 5\nn_samples = 20\nn_repeats = 1\n"
         "[generators]\nDiagonalDominance = {}\n"
         '[learners.r]\nclass = "RLearner"\nfunction = "function(x) solve(cov(x))"\n'
         'packages = ["no.such.package"]\n'
     )
     done = subprocess.run(
-        [sys.executable, "-m", "skggm_bench.cli", "run", "--config", str(config),
-         "--store", str(tmp_path / "s.sqlite")],
+        [
+            sys.executable,
+            "-m",
+            "skggm_bench.cli",
+            "run",
+            "--config",
+            str(config),
+            "--store",
+            str(tmp_path / "s.sqlite"),
+        ],
         capture_output=True,
         text=True,
         env=os.environ | {"PYTHONPATH": str(Path(__file__).parents[2])},
@@ -185,8 +193,14 @@ def test_arguments_of_every_kind_reach_r():
         "function(x, a, b, c, d, e, f) { stopifnot(is.integer(a), is.double(b),"
         " is.logical(c), is.character(d), is.null(e), is.list(f), f$k == 2,"
         " length(b) == 3); diag(ncol(x)) }",
-        args={"a": 1, "b": [0.1, 0.2, 0.3], "c": True, "d": "x", "e": None,
-              "f": {"k": 2}},
+        args={
+            "a": 1,
+            "b": [0.1, 0.2, 0.3],
+            "c": True,
+            "d": "x",
+            "e": None,
+            "f": {"k": 2},
+        },
     )
     learner.fit(data())
     with pytest.raises(TypeError, match="cannot pass"):
@@ -313,8 +327,14 @@ def test_check_estimator():
 @needs("huge", "glasso", "qgraph", "BDgraph", "GGMncv")
 @pytest.mark.parametrize(
     "estimator",
-    [RHuge("mb", "ric", rep_num=3), RHuge("glasso", "ebic"), RGlasso(),
-     REBICGlasso(n_lambdas=10), RBDgraph(iter=200), RGGMncv()],
+    [
+        RHuge("mb", "ric", rep_num=3),
+        RHuge("glasso", "ebic"),
+        RGlasso(),
+        REBICGlasso(n_lambdas=10),
+        RBDgraph(iter=200),
+        RGGMncv(),
+    ],
     ids=repr,
 )
 def test_check_estimator_presets(estimator):
@@ -327,8 +347,14 @@ def test_check_estimator_presets(estimator):
 @needs("huge")
 @pytest.mark.parametrize(
     ("method", "criterion"),
-    [("mb", "stars"), ("mb", "ric"), ("glasso", "ebic"), ("glasso", "stars"),
-     ("ct", "stars"), ("tiger", "ric")],
+    [
+        ("mb", "stars"),
+        ("mb", "ric"),
+        ("glasso", "ebic"),
+        ("glasso", "stars"),
+        ("ct", "stars"),
+        ("tiger", "ric"),
+    ],
 )
 def test_huge_presets_select_a_graph_on_the_path(method, criterion):
     X = data(100, 8)
@@ -370,8 +396,9 @@ def test_glasso_preset_solves_the_graphical_lasso():
         gap[support], 0.1 * np.sign(model.precision_[support]), atol=1e-5
     )
     assert np.all(np.abs(gap[~support]) <= 0.1 + 1e-5)
-    np.testing.assert_allclose(model.covariance_ @ model.precision_, np.eye(6),
-                               atol=1e-4)
+    np.testing.assert_allclose(
+        model.covariance_ @ model.precision_, np.eye(6), atol=1e-4
+    )
 
 
 @needs("qgraph")
@@ -461,11 +488,13 @@ def test_studies_with_r_learners_do_not_depend_on_n_jobs_and_resume(tmp_path):
     def bench(n_jobs, store, backend=None):
         return Benchmark(
             {"dd": DiagonalDominance()},
-            {"huge": RHuge("mb", "stars", n_lambdas=5, rep_num=5),
-             "random": RLearner(
-                 "function(x) { m <- matrix(runif(ncol(x)^2), ncol(x)); "
-                 "list(edge_scores = (m + t(m)) / 2, adjacency = (m + t(m)) > 1) }"
-             )},
+            {
+                "huge": RHuge("mb", "stars", n_lambdas=5, rep_num=5),
+                "random": RLearner(
+                    "function(x) { m <- matrix(runif(ncol(x)^2), ncol(x)); "
+                    "list(edge_scores = (m + t(m)) / 2, adjacency = (m + t(m)) > 1) }"
+                ),
+            },
             n_features=8,
             n_samples=[30, 60],
             n_repeats=2,
@@ -526,8 +555,19 @@ def test_an_r_function_runs_from_a_toml_study_and_the_command_line(tmp_path):
     )
     store = tmp_path / "s.sqlite"
     done = subprocess.run(
-        [sys.executable, "-m", "skggm_bench.cli", "run", "--config", str(config),
-         "--store", str(store), "--n-jobs", "1", "--no-progress"],
+        [
+            sys.executable,
+            "-m",
+            "skggm_bench.cli",
+            "run",
+            "--config",
+            str(config),
+            "--store",
+            str(store),
+            "--n-jobs",
+            "1",
+            "--no-progress",
+        ],
         capture_output=True,
         text=True,
         env=os.environ | {"PYTHONPATH": str(Path(__file__).parents[2])},

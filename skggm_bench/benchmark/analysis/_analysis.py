@@ -193,7 +193,6 @@ def failure_rates(frame: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-
 @dataclass(frozen=True)
 class Comparison:
     """A rank shift and its agreement between two values of a grid column.
@@ -364,9 +363,7 @@ def analyse(
     axes = [("generator", source, generators)]
     for column in several:
         levels = sorted(frame[column].unique())
-        axes.append(
-            (column, _reference(levels, None, SPLIT_AXES[column]), levels)
-        )
+        axes.append((column, _reference(levels, None, SPLIT_AXES[column]), levels))
     for axis, source, levels in axes:
         within = [c for c in by if c != axis and (axis, c) != ("graph", "density")]
         for target in (level for level in levels if level != source):

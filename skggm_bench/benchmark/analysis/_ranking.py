@@ -142,9 +142,7 @@ def check_bootstrap(confidence: object, n_bootstrap: object) -> None:
         raise ValueError(f"n_bootstrap must be a positive integer, got {n_bootstrap!r}")
 
 
-def groups(
-    table: pd.DataFrame, columns: list[str]
-) -> list[tuple[tuple, pd.DataFrame]]:
+def groups(table: pd.DataFrame, columns: list[str]) -> list[tuple[tuple, pd.DataFrame]]:
     """``(key, part)`` per value of ``columns`` (sorted; NaN is a value), or one."""
     if not columns:
         return [((), table)]

@@ -179,9 +179,7 @@ def scenario_ranks(
     """
     frame, metric = check_frame(frame, metric)
     tie_tolerance = check_tie_tolerance(tie_tolerance)
-    return long_ranks(
-        frame, metric, sorted(frame["learner"].unique()), tie_tolerance
-    )
+    return long_ranks(frame, metric, sorted(frame["learner"].unique()), tie_tolerance)
 
 
 # --------------------------------------------------------------------------------------
@@ -393,9 +391,7 @@ def leaderboard(
         n_bootstrap,
         rng,
     )
-    result["no_value_reason"] = _no_value_reasons(
-        frame, metric, group_columns, result
-    )
+    result["no_value_reason"] = _no_value_reasons(frame, metric, group_columns, result)
     selection = _selection_counts(frame, group_columns)
     result = result.merge(selection, on=[*group_columns, "learner"], how="left")
     for column in ("n_every_pair", "n_no_pair"):

@@ -686,12 +686,16 @@ def run_fit(spec: Spec, fit: Fit) -> dict:
     result = outcome.value
     row = _row(spec, fit, seed, prepared.value, tuple(result["imported"]))
     if "unusable" in result:
-        return row | _failure(
-            Status.FAILED,
-            f"unusable fitted learner: {result['unusable']}",
-            result["fit_time"],
-            spec.metrics,
-        ) | {"n_warnings": result["n_warnings"], WARNING_COUNTS: result["counts"]}
+        return (
+            row
+            | _failure(
+                Status.FAILED,
+                f"unusable fitted learner: {result['unusable']}",
+                result["fit_time"],
+                spec.metrics,
+            )
+            | {"n_warnings": result["n_warnings"], WARNING_COUNTS: result["counts"]}
+        )
     return (
         row
         | result["values"]

@@ -125,7 +125,6 @@ first warning: ConvergenceWarning: no convergence'
     return _SEPARATOR.join(parts)
 
 
-
 def _parts(message: object) -> list[str]:
     return message.split(_SEPARATOR) if isinstance(message, str) and message else []
 

@@ -301,14 +301,10 @@ def _describe_function(function: Any, where: str, depth: int) -> dict:
         if function.__defaults__:
             description["defaults"] = describe(function.__defaults__, where, depth)
         if function.__kwdefaults__:
-            description["kwdefaults"] = describe(
-                function.__kwdefaults__, where, depth
-            )
+            description["kwdefaults"] = describe(function.__kwdefaults__, where, depth)
         if function.__closure__:
             description["closure"] = [
-                describe(
-                    cell.cell_contents, f"{where} (a value it closes over)", depth
-                )
+                describe(cell.cell_contents, f"{where} (a value it closes over)", depth)
                 for cell in function.__closure__
             ]
     return description
@@ -386,9 +382,7 @@ def describe(value: Any, where: str = "the study", _depth: int = 0) -> Any:
             for key, item in value.items()
         }
     if isinstance(value, (list, tuple)):
-        return [
-            describe(item, f"{where}[{i}]", depth) for i, item in enumerate(value)
-        ]
+        return [describe(item, f"{where}[{i}]", depth) for i, item in enumerate(value)]
     if isinstance(value, (set, frozenset)):
         items = (json.dumps(describe(item, where, depth)) for item in value)
         return {"set": sorted(items)}
@@ -409,9 +403,7 @@ def describe(value: Any, where: str = "the study", _depth: int = 0) -> Any:
         cls = type(value)
         return {
             "class": f"{cls.__module__}.{cls.__qualname__}",
-            "params": describe(
-                value.get_params(deep=False), f"{where}.params", depth
-            ),
+            "params": describe(value.get_params(deep=False), f"{where}.params", depth),
         }
     if isinstance(value, functools.partial):
         return {

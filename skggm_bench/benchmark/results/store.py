@@ -570,8 +570,7 @@ class ResultStore:
                 if count[0] >= n_rows:
                     return
                 problem = (
-                    f"holds {count[0]} rows after the run, not the {n_rows} "
-                    "committed"
+                    f"holds {count[0]} rows after the run, not the {n_rows} committed"
                 )
         raise StoreError(
             f"the results store {self.path!r} {problem}: the rows of this run are "
@@ -1447,9 +1446,7 @@ def read_export(path: str | os.PathLike, format: str | None = None) -> Any:
         # file's pandas metadata) has ``object``.
         stored = pq.read_schema(path).pandas_metadata or {"columns": []}
         text = {
-            c["name"]: object
-            for c in stored["columns"]
-            if c["numpy_type"] == "object"
+            c["name"]: object for c in stored["columns"] if c["numpy_type"] == "object"
         }
         return pd.read_parquet(path).astype(text)
     dtypes = json.loads(_dtypes_path(path).read_text())

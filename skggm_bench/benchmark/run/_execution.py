@@ -63,6 +63,7 @@ def backend_problem(backend: str) -> str | None:
         )
     return None
 
+
 # A backend that cannot stream results runs in waves of this many tasks per worker
 # (each wave is stored before the next starts).
 _WAVE_PER_WORKER = 4

@@ -917,7 +917,6 @@ class _Template:
             self.stamps = {k: g for k, g in self.stamps.items() if k in kept}
         return outcome
 
-
     def read_answer(self, name: str, answer: bytes) -> tuple[Outcome, dict]:
         """The outcome and kept entries of a child's answer to request ``name``.
 
