@@ -18,7 +18,7 @@ which then means the graph family's own default density)::
     densities = [0.05, 0.25]       # edge densities in [0, 1]; omit for the
                                    # family's default
     n_samples = [50, 100, 200]
-    n_repeats = 4
+    n_repeats = 5
     model = "concentration"        # or "covariance"
     metrics = ["tpr", "ppv", "f1"]
     random_state = 0               # the whole study follows from this seed
@@ -472,7 +472,7 @@ class BenchmarkConfig:
     >>> sorted(config.generators)
     ['DiagonalDominance', 'TriangulatedOrthogonalization']
     >>> config.n_tasks
-    288
+    360
     >>> type(config.make_learners()["glasso"]).__name__
     'GraphicalLassoCV'
     """
