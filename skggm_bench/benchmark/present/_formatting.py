@@ -26,6 +26,14 @@ def is_thin(n_repeats: object) -> bool:
     return not pd.isna(n_repeats) and int(n_repeats) < MIN_REPEATS
 
 
+def thin_rows(table: pd.DataFrame) -> np.ndarray:
+    """Per row of ``table``, whether its ``n_repeats`` make its interval thin
+    (all False without that column)."""
+    if "n_repeats" not in table:
+        return np.zeros(len(table), dtype=bool)
+    return table["n_repeats"].map(is_thin).to_numpy(bool)
+
+
 def format_interval(
     value: float,
     low: float = np.nan,
@@ -157,10 +165,7 @@ def format_leaderboard(board: pd.DataFrame, decimals: int = 2) -> pd.DataFrame:
         else f"no data: {reason}"
         for position, reason in zip(board["position"], reasons, strict=True)
     ]
-    thin = [
-        is_thin(n)
-        for n in (board["n_repeats"] if "n_repeats" in board else [np.nan] * len(board))
-    ]
+    thin = thin_rows(board)
     table[f"mean rank {label}"] = [
         format_interval(*values, decimals=decimals, thin=few)
         for *values, few in zip(

@@ -36,7 +36,7 @@ import scipy.stats
 
 from ...metrics import METRICS
 from ..analysis._ranking import MIN_REPEATS
-from ._formatting import THIN_MARK, is_thin
+from ._formatting import THIN_MARK, thin_rows
 
 if TYPE_CHECKING:  # matplotlib is optional: imported for annotations only
     from matplotlib.figure import Figure
@@ -58,13 +58,6 @@ _THIN_LEGEND = (
     f"{THIN_MARK} fewer than {MIN_REPEATS} repeats: the bar is the range of the "
     "resampled means, not a 95% CI"
 )
-
-
-def _thin_rows(table: pd.DataFrame) -> np.ndarray:
-    """Per row, whether its interval comes from fewer than ``MIN_REPEATS`` repeats."""
-    if "n_repeats" not in table:
-        return np.zeros(len(table), dtype=bool)
-    return table["n_repeats"].map(is_thin).to_numpy(bool)
 
 
 def _figure_class() -> type:
@@ -507,7 +500,7 @@ def plot_leaderboard(board: pd.DataFrame, *, n_cols: int | None = None) -> Figur
                 capsize=3,
             )
         # A learner without a rank here has no interval to qualify.
-        thin = _thin_rows(part) & part["mean_rank"].notna().to_numpy()
+        thin = thin_rows(part) & part["mean_rank"].notna().to_numpy()
         names = [
             f"{name} {THIN_MARK}" if marked else name
             for name, marked in zip(part["learner"], thin, strict=True)
@@ -522,7 +515,7 @@ def plot_leaderboard(board: pd.DataFrame, *, n_cols: int | None = None) -> Figur
         ax.set_visible(False)
     metric = board.attrs.get("metric", "metric")
     ranked = board[board["mean_rank"].notna()]
-    thin = f"\n{_THIN_LEGEND}" if _thin_rows(ranked).any() else ""
+    thin = f"\n{_THIN_LEGEND}" if thin_rows(ranked).any() else ""
     fig.suptitle(
         f"Leaderboard by {_label(metric)}: mean rank (dot) and 95% bootstrap CI "
         f"(bar){thin}\nlearners whose bars overlap are not told apart (tied)",
@@ -617,7 +610,7 @@ def plot_rank_shift(shift: pd.DataFrame) -> Figure:
     colours = _colours(shift["learner"].unique())
     any_lone = False
     lines = shift[shift["comparison"] == "compared"] if "comparison" in shift else shift
-    any_thin = bool(_thin_rows(lines).any())
+    any_thin = bool(thin_rows(lines).any())
     for ax, (key, part) in zip(axes, panels, strict=True):
         # Mean ranks (not positions) on the y axis: they rarely coincide, and the
         # distance between two learners shows how clear their order is.
@@ -632,7 +625,7 @@ def plot_rank_shift(shift: pd.DataFrame) -> Figure:
         has_from, has_to = ~np.isnan(y_from), ~np.isnan(y_to)
         label_from[has_from] = _spread(y_from[has_from], gap=0.22 * k / 6)
         label_to[has_to] = _spread(y_to[has_to], gap=0.22 * k / 6)
-        thin = _thin_rows(part)
+        thin = thin_rows(part)
         for i, row in enumerate(part.itertuples(index=False)):
             colour = colours[row.learner]
             if compared[i]:

@@ -57,7 +57,7 @@ from ..analysis._analysis import REFERENCE_GENERATOR, Analysis, analyse
 from ..analysis._ranking import MIN_REPEATS
 from ..analysis.leaderboard import DEFAULT_TIE_TOLERANCE
 from ._findings import findings
-from ._formatting import THIN_MARK, is_thin
+from ._formatting import THIN_MARK, thin_rows
 from ._table_formats import format_table
 from ._tables import (
     agreement_table,
@@ -169,11 +169,6 @@ def _comparison_title(axis: str, source: str, target: str) -> str:
     return f"{what} {source} \u2192 {target}"
 
 
-def _any_thin(table: pd.DataFrame) -> bool:
-    """Whether some interval of ``table`` comes from fewer than MIN_REPEATS repeats."""
-    return "n_repeats" in table and bool(table["n_repeats"].map(is_thin).any())
-
-
 def _comparisons(analysis: Analysis, figures: _Figures | None) -> list[dict]:
     """Per comparison: its title, rank-shift table and bump chart."""
     from .plotting import plot_rank_shift
@@ -192,7 +187,7 @@ def _comparisons(analysis: Analysis, figures: _Figures | None) -> list[dict]:
                 + (
                     f"; dotted lines are over fewer than {MIN_REPEATS} repeats, too "
                     "few to tell."
-                    if _any_thin(comparison.shift)
+                    if thin_rows(comparison.shift).any()
                     else "."
                 ),
             )
@@ -227,7 +222,7 @@ def _figures(
             + (
                 f" {THIN_MARK} after a name: fewer than {MIN_REPEATS} repeats, so "
                 "the bar is the range of the resampled means, not a 95% interval."
-                if _any_thin(analysis.board[analysis.board["mean_rank"].notna()])
+                if thin_rows(analysis.board[analysis.board["mean_rank"].notna()]).any()
                 else ""
             ),
         ),
