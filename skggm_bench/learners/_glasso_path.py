@@ -29,7 +29,7 @@ A component where the iteration does not settle is reported as unsolved
 (``None``), and the caller fits it the ordinary way.
 """
 
-import itertools
+from typing import NamedTuple
 
 import numpy as np
 from scipy import linalg, sparse
@@ -59,12 +59,13 @@ _MAX_CG = 500
 # (10 fewer iterations of 42 at p = 300 on er, 5 of 51 at p = 1000 on to).
 _CG_ENTRY_SHARE = 0.25
 # The Hessian product's dense W (D W) costs about p^3 multiply-adds; its
-# entries on the support alone (_newton_direction), row by row, cost about
-# _GATHER_COST of those per entry and per p (a gathered row and a dot product)
-# and _ROW_COST per row (numpy's call overhead), measured in single precision
-# at p = 300-2000: 2.8x faster than the dense product at p = 1000 (2.9 %
-# density), slower at p = 300.
-_GATHER_COST = 7
+# entries on the support alone (_sparse_products), row by row and one
+# triangle, cost about _GATHER_COST of those per support entry (both
+# triangles counted) and per p (a gathered row and a dot product) and
+# _ROW_COST per row (numpy's call overhead), measured in single precision: 3.5x
+# faster than the dense product at p = 1000 (5.5 % of the entries), 4.3x at
+# p = 2000, slower at p = 300.
+_GATHER_COST = 4
 _ROW_COST = 1e5
 # Components of at most this many variables use dense products in the
 # conjugate gradients (_dense_products): the path solver took 20 % less CPU
@@ -89,16 +90,46 @@ _MIN_STEP = 1e-12
 _ROUNDING_SLACK = 64 * np.finfo(float).eps
 
 
-def _objective(S, K, alpha):
-    """``f(K)`` and the Cholesky factor of ``K`` (``inf``, None if not PD)."""
+class _Support(NamedTuple):
+    """The entries a Newton step may move: both triangles and the diagonal.
+
+    Row-major order (as ``np.nonzero`` gives it; the sparse products read the
+    rows in order). ``mirror[e]`` is the position of entry ``e``'s transpose,
+    ``diagonal`` the positions of the diagonal entries.
+    """
+
+    rows: np.ndarray
+    cols: np.ndarray
+    mirror: np.ndarray
+    diagonal: np.ndarray
+
+
+def _support_of(mask, positions):
+    """The :class:`_Support` of a symmetric boolean ``mask``.
+
+    ``positions`` is a p x p integer scratch array of the component, reused
+    by every step: only the support's entries are written and read, so it
+    needs no clearing (a fresh one per step was a p x p fill).
+    """
+    rows, cols = np.nonzero(mask)
+    positions[rows, cols] = np.arange(rows.size)
+    return _Support(rows, cols, positions[cols, rows], np.flatnonzero(rows == cols))
+
+
+def _objective(S_values, values, diagonal, candidate, alpha):
+    """``f`` of ``candidate``, whose nonzeros are ``values`` on the support.
+
+    The trace and the penalty are sums over the support's entries alone
+    (``S_values``: ``S`` there): at p = 1000 three dense passes over
+    ``candidate`` took about as long as its Cholesky factorisation.
+    """
     try:
-        factor = linalg.cholesky(K, lower=True, check_finite=False)
+        factor = linalg.cholesky(candidate, lower=True, check_finite=False)
     except linalg.LinAlgError:
         return np.inf, None
     log_det = 2.0 * np.sum(np.log(np.diag(factor)))
-    # The penalty leaves out the diagonal, positive where K is PD.
-    penalty = np.abs(K).sum() - np.trace(K)
-    return -log_det + np.vdot(S, K) + alpha * penalty, factor
+    penalty = np.abs(values).sum() - values[diagonal].sum()
+    return -log_det + np.dot(S_values, values) + alpha * penalty, factor
 
 
 def _inverse_from_factor(factor):
@@ -121,6 +152,9 @@ def _inverse_from_factor(factor):
 def _newton_direction(W, K, gradient, support, dtype, tol):
     """Solve ``P(W D W) = -gradient`` for ``D`` on ``support`` (P: restriction).
 
+    ``gradient`` and the returned ``D`` are their values on the
+    :class:`_Support` ``support``.
+
     Preconditioned conjugate gradients in the Frobenius inner product, on the
     vector of the support's entries (both triangles and the diagonal). The
     preconditioner is ``R -> P(K R K)`` (``K = W^-1``), the inverse of the
@@ -128,10 +162,11 @@ def _newton_direction(W, K, gradient, support, dtype, tol):
     methods preset's ill-conditioned cells it needed about a third fewer
     seconds than the operator's diagonal, for two more products per
     iteration. The tolerance tightens as the gradient shrinks, so the Newton
-    steps converge superlinearly. The direction is symmetrised: ``K`` must stay
-    exactly symmetric, since its objective reads one triangle (Cholesky) and
-    its gradient both, and rounding left to accumulate made them disagree
-    until the line search stalled.
+    steps converge superlinearly. The direction is symmetrised (with
+    ``support.mirror``): ``K`` must stay exactly symmetric, since its
+    objective reads one triangle (Cholesky) and its gradient both, and
+    rounding left to accumulate made them disagree until the line search
+    stalled.
 
     The products (_sparse_products, or _dense_products for a small
     component) run in ``dtype``; the iterates, residuals and inner products
@@ -142,11 +177,10 @@ def _newton_direction(W, K, gradient, support, dtype, tol):
     same steps at p = 1000), and the optimality conditions, checked in double
     precision by the caller, decide when to stop.
     """
-    rows, cols = np.nonzero(support)
     products = _dense_products if W.shape[0] <= _SMALL else _sparse_products
-    hessian, preconditioner = products(W, K, rows, cols, dtype)
+    hessian, preconditioner = products(W, K, support, dtype)
 
-    residual = -gradient[rows, cols]
+    residual = -gradient
     norm0 = np.linalg.norm(residual)
     target = (norm0 * min(0.1, norm0)) ** 2
     d = np.zeros_like(residual)
@@ -171,12 +205,10 @@ def _newton_direction(W, K, gradient, support, dtype, tol):
         direction *= rz_next / rz
         direction += z
         rz = rz_next
-    D = np.zeros_like(K)
-    D[rows, cols] = d
-    return 0.5 * (D + D.T)
+    return 0.5 * (d + d[support.mirror])
 
 
-def _sparse_products(W, K, rows, cols, dtype):
+def _sparse_products(W, K, support, dtype):
     """The Hessian and preconditioner maps of _newton_direction, sparse.
 
     ``D``, ``R`` and ``K`` live on the support (a few per cent of the entries
@@ -186,6 +218,7 @@ def _sparse_products(W, K, rows, cols, dtype):
     (_GATHER_COST), even that one is computed on the support alone.
     """
     p = W.shape[0]
+    rows, cols = support.rows, support.cols
     indptr = np.zeros(p + 1, dtype=np.int64)
     np.cumsum(np.bincount(rows, minlength=p), out=indptr[1:])
     sampled = _GATHER_COST * rows.size * p + _ROW_COST * p < p**3
@@ -212,7 +245,17 @@ def _sparse_products(W, K, rows, cols, dtype):
     product = np.empty_like(W)
     if sampled:
         image = np.empty(rows.size, dtype=dtype)
-        row_cols = np.split(cols, indptr[1:-1])
+        # W D W is symmetric: each row's entries on or above the diagonal (the
+        # end of its run, columns being sorted) are computed, the others
+        # mirrored; at p = 1000 and 2000 this took a half to two thirds of the
+        # time of computing both triangles.
+        lower = rows > cols
+        upper_start = indptr[:-1] + np.bincount(rows[lower], minlength=p)
+        row_cols = [
+            cols[start:end] for start, end in zip(upper_start, indptr[1:], strict=True)
+        ]
+        lower = np.flatnonzero(lower)
+        mirrored = support.mirror[lower]
 
     def hessian(values):
         pattern.data[:] = values
@@ -224,8 +267,9 @@ def _sparse_products(W, K, rows, cols, dtype):
         # Only the support's entries of W (D W): entry (i, j) is row i of W
         # times row j of (D W)^T, one small product per row of the support.
         np.copyto(product, buffer.T)
-        for i, (start, end) in enumerate(itertools.pairwise(indptr)):
+        for i, (start, end) in enumerate(zip(upper_start, indptr[1:], strict=True)):
             image[start:end] = product[row_cols[i]] @ W[i]
+        image[lower] = image[mirrored]
         return image.astype(float)
 
     def preconditioner(values):
@@ -237,12 +281,13 @@ def _sparse_products(W, K, rows, cols, dtype):
     return hessian, preconditioner
 
 
-def _dense_products(W, K, rows, cols, dtype):
+def _dense_products(W, K, support, dtype):
     """The Hessian and preconditioner maps of _newton_direction, dense.
 
     For a small component (up to _SMALL variables) dense products cost less
     than building scipy's sparse arrays and calling them.
     """
+    rows, cols = support.rows, support.cols
     W = W.astype(dtype)
     K = K.astype(dtype)
     full = np.zeros_like(W)
@@ -258,8 +303,8 @@ def _dense_products(W, K, rows, cols, dtype):
     return hessian, preconditioner
 
 
-def _limit_entering(entering, excess, active):
-    """Keep only the most violating of the entries about to enter, in place.
+def _limit_entering(excess, active, p):
+    """Which of the entries about to enter do enter: a mask over ``excess``.
 
     When a penalty lets many entries enter at once (a dense component of an
     ill-conditioned covariance), the Newton step over all of them overshoots and
@@ -268,39 +313,42 @@ def _limit_entering(entering, excess, active):
     ``_PER_NODE`` per variable) enter per step, those with the largest
     excess of ``|S_ij - W_ij|`` over the penalty; the others are checked again
     at the next step. The optimality conditions still decide when to stop.
+    ``excess`` holds both triangles' entries, equal in pairs (``S`` and ``W``
+    are exactly symmetric), so the kept entries are symmetric too.
     """
-    # The mask is symmetric with an empty diagonal: pairs are half the count;
-    # ``active`` counts the active off-diagonal entries (both triangles).
-    count = np.count_nonzero(entering) // 2
-    floor = max(_MIN_ENTERING, _PER_NODE * entering.shape[0])
-    limit = max(floor, active // 4)
+    count = excess.size // 2
+    limit = max(_MIN_ENTERING, _PER_NODE * p, active // 4)
     if count <= limit:
-        return
-    upper = np.triu(entering, 1)
-    count = np.count_nonzero(upper)
-    ranked = excess[upper]
-    cutoff = np.partition(ranked, count - limit)[count - limit]
-    kept = upper & (excess >= cutoff)
-    entering[...] = kept | kept.T
+        return np.ones(excess.size, dtype=bool)
+    cutoff = np.partition(excess, excess.size - 2 * limit)[excess.size - 2 * limit]
+    return excess >= cutoff
 
 
-def _line_search(S, alpha, K, D, orthant, gradient, value):
+def _line_search(S_values, alpha, K, support, D, orthant, gradient, value):
     """The step along ``D`` (halved from 1) that decreases ``f`` enough.
 
-    Returns the new ``K``, its objective and Cholesky factor, or None when no
-    step longer than ``_MIN_STEP`` does.
+    ``D``, ``orthant`` and ``gradient`` are values on ``support``, the only
+    entries a step changes. Returns the new ``K``, its values on the support,
+    its objective and Cholesky factor, or None when no step longer than
+    ``_MIN_STEP`` does.
     """
+    rows, cols = support.rows, support.cols
+    current = K[rows, cols]
+    candidate = K.copy()
     step = 1.0
     while step >= _MIN_STEP:
-        candidate = K + step * D
-        # Cut back to the orthant: an entry leaving its sign becomes 0 (off
-        # the support both K and D are 0; the diagonal's orthant is 0).
-        candidate[candidate * orthant < 0] = 0.0
-        new_value, new_factor = _objective(S, candidate, alpha)
-        decrease = np.sum(gradient * (candidate - K))
+        values = current + step * D
+        # Cut back to the orthant: an entry leaving its sign becomes 0 (the
+        # diagonal's orthant is 0).
+        values[values * orthant < 0] = 0.0
+        candidate[rows, cols] = values
+        new_value, new_factor = _objective(
+            S_values, values, support.diagonal, candidate, alpha
+        )
+        decrease = np.dot(gradient, values - current)
         allowed = value + _ARMIJO * decrease + _ROUNDING_SLACK * abs(value)
         if new_factor is not None and new_value <= allowed:
-            return candidate, new_value, new_factor
+            return candidate, values, new_value, new_factor
         step /= 2.0
     return None
 
@@ -313,9 +361,19 @@ def _solve_component(S, alpha, K, tol):
     that they limit the convergence (a local step that does not contract the
     gradient by ``_CONTRACTION``, or a direction along which the line search
     finds no decrease); from then on they run in double precision.
+
+    Apart from ``W = K^-1``, ``S - W`` and the search for entries that violate
+    the optimality conditions off the support, a step works on the support's
+    values alone (a few per cent of the entries at the penalties of interest).
     """
     p = S.shape[0]
-    value, factor = _objective(S, K, alpha)
+    positions = np.empty((p, p), dtype=np.intp)
+    mask = K != 0
+    support = _support_of(mask, positions)
+    values = K[support.rows, support.cols]
+    value, factor = _objective(
+        S[support.rows, support.cols], values, support.diagonal, K, alpha
+    )
     if factor is None:
         return None
     precise = False
@@ -323,38 +381,50 @@ def _solve_component(S, alpha, K, tol):
     for _ in range(_MAX_NEWTON):
         W = _inverse_from_factor(factor)
         smooth = S - W
-        # The support includes the diagonal (K_ii > 0), which is not penalised:
-        # its sign is left out of the penalty's gradient.
-        support = K != 0
-        orthant = np.sign(K)
-        np.fill_diagonal(orthant, 0.0)
-        gradient = smooth + alpha * orthant
-        excess = np.abs(smooth) - alpha
-        # Off the support the violation is the excess where positive; the
-        # diagonal's (>= 0) makes the maximum non-negative.
-        if np.where(support, np.abs(gradient), excess).max() <= tol:
+        # Entries leave the support where the last step set them to 0 (the
+        # diagonal, K_ii > 0, never does); what stays keeps its row-major order.
+        left = values == 0
+        mask[support.rows[left], support.cols[left]] = False
+        rows, cols = support.rows[~left], support.cols[~left]
+        # The diagonal is not penalised: its orthant is 0.
+        orthant = np.sign(values[~left])
+        orthant[rows == cols] = 0.0
+        on_support = smooth[rows, cols] + alpha * orthant
+        # Off the support the violation is |S_ij - W_ij| beyond the penalty.
+        outside = np.abs(smooth) > alpha
+        outside[rows, cols] = False
+        out_rows, out_cols = np.nonzero(outside)
+        excess = np.abs(smooth[out_rows, out_cols]) - alpha
+        if max(np.abs(on_support).max(), excess.max(initial=0.0)) <= tol:
             return K
-        entering = ~support & (excess > 0)
-        _limit_entering(entering, excess, np.count_nonzero(support) - p)
-        # Entering entries take the sign that makes f decrease.
-        orthant[entering] = -np.sign(smooth[entering])
-        gradient[entering] = smooth[entering] + alpha * orthant[entering]
-        support |= entering
-        gradient[~support] = 0.0
+        active = rows.size - p
+        kept = _limit_entering(excess, active, p)
+        mask[out_rows[kept], out_cols[kept]] = True
+        support = _support_of(mask, positions)
+        # Entering entries (K_ij = 0 off the diagonal) take the sign that
+        # makes f decrease.
+        K_values = K[support.rows, support.cols]
+        smooth_values = smooth[support.rows, support.cols]
+        orthant = np.where(K_values != 0, np.sign(K_values), -np.sign(smooth_values))
+        orthant[support.diagonal] = 0.0
+        gradient = smooth_values + alpha * orthant
         norm = np.linalg.norm(gradient)
         if previous_norm < _LOCAL and norm > _CONTRACTION * previous_norm:
             precise = True
         previous_norm = norm
+        S_values = S[support.rows, support.cols]
         found = None
         for dtype in _PRECISIONS[precise:]:
             direction = _newton_direction(W, K, gradient, support, dtype, tol)
-            found = _line_search(S, alpha, K, direction, orthant, gradient, value)
+            found = _line_search(
+                S_values, alpha, K, support, direction, orthant, gradient, value
+            )
             if found is not None:
                 break
             precise = True
         if found is None:
             return None
-        K, value, factor = found
+        K, values, value, factor = found
     return None
 
 
