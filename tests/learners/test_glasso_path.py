@@ -100,7 +100,9 @@ def test_newton_direction_solves_the_newton_system(monkeypatch, products):
         monkeypatch.setattr(glasso_path, "_GATHER_COST", 0)
         monkeypatch.setattr(glasso_path, "_ROW_COST", 0)
     tol = glasso_path._KKT_TOL
-    entries = glasso_path._support_of(support, np.empty(K.shape, dtype=np.intp))
+    entries = glasso_path._support_of(
+        *np.nonzero(support), np.empty(K.shape, dtype=np.intp)
+    )
     on_support = (entries.rows, entries.cols)
     values = glasso_path._newton_direction(
         W, K, gradient[on_support], entries, np.float64, tol
@@ -196,7 +198,7 @@ def test_unsettled_penalties_are_fitted_by_the_learner(monkeypatch):
 
     def give_up(S, alpha, K, tol):
         calls.append(alpha)
-        return None
+        return K, False
 
     monkeypatch.setattr(glasso_path, "_solve_component", give_up)
     fallback = edge_path(learner, "alpha", alphas, X)
