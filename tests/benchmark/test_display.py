@@ -10,6 +10,7 @@ from skggm_bench.benchmark.analysis._analysis import analyse
 from skggm_bench.benchmark.present._findings import findings
 from skggm_bench.benchmark.present._tables import (
     Table,
+    agreement_table,
     failure_rate_table,
     leaderboard_table,
     rank_shift_table,
@@ -333,3 +334,37 @@ def test_complete_blocks_counted_by_hand():
     assert at.loc[0.1, ["n_blocks", "n_gaps", "n_complete"]].tolist() == [6, 4, 5]
     assert at.loc[-1, ["n_blocks", "n_gaps", "n_complete"]].tolist() == [6, 1, 5]
     assert set(rows[rows.density == 0.1].learner) == {"a", "c"}
+
+
+def test_an_ordering_that_ties_every_learner_is_not_called_missing_data():
+    """Under DD the three learners swap places between the two densities, so over
+    the whole grid their mean ranks all tie: Kendall's tau is undefined there,
+    although every learner has results on both sides. The finding and the
+    agreement table say so (they used to say "fewer than two learners have
+    results on both sides" and "no data"); per density tau is defined."""
+    rows = [
+        {"generator": generator, "n_features": 10, "density": density,
+         "n_samples": 50, "repeat": repeat, "learner": name, "f1": f1,
+         "status": "ok"}
+        for repeat in range(5)
+        for generator, density, scores in [
+            ("DD", 0.1, {"a": 0.9, "b": 0.5, "c": 0.1}),
+            ("DD", 0.3, {"a": 0.1, "b": 0.5, "c": 0.9}),
+            ("TO", 0.1, {"a": 0.9, "b": 0.5, "c": 0.1}),
+            ("TO", 0.3, {"a": 0.9, "b": 0.5, "c": 0.1}),
+        ]
+        for name, f1 in scores.items()
+    ]  # fmt: skip
+    analysis = analyse(pd.DataFrame(rows), "f1", n_bootstrap=100)
+    [comparison] = analysis.comparisons
+    overall = comparison.agreement.iloc[-1]
+    assert overall["comparison"] == "all tied" and np.isnan(overall["tau"])
+    assert overall["n_learners"] == 3
+    groups = comparison.agreement.iloc[:-1]
+    assert (groups["comparison"] == "compared").all()
+    assert groups["tau"].tolist() == [1.0, -1.0]
+    [sentence] = [s for s in findings(analysis) if "orderings" in s]
+    assert "one side gives every learner the same mean rank" in sentence
+    assert "fewer than two" not in sentence
+    whole = agreement_table(analysis.comparisons).rows[-1]
+    assert whole[1:3] == ["whole grid", "undefined: one side ties every learner"]

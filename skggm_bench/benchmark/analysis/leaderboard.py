@@ -127,6 +127,9 @@ __all__ = [
 #: ``comparison`` values of the comparison tables.
 _COMPARED = "compared"
 _NO_DATA = "no data"
+#: ... and of the agreement table, where learners have values on both sides but
+#: one side gives them all the same mean rank (Kendall's tau is then undefined).
+ALL_TIED = "all tied"
 
 
 # --------------------------------------------------------------------------------------
@@ -929,7 +932,8 @@ def _agreement_row(
         "tau": tau,
         "tau_low": low[0],
         "tau_high": high[0],
-        "comparison": _COMPARED if not np.isnan(tau) else _NO_DATA,
+        # tau-b is undefined only where one side has no untied pair.
+        "comparison": _COMPARED if not np.isnan(tau) else ALL_TIED,
     }
 
 
@@ -987,9 +991,10 @@ def generator_agreement(
         when there are no grouping columns) and a last row over the whole grid
         (``scope == "overall"``, grouping columns missing), with ``tau``,
         ``tau_low``, ``tau_high``, ``n_learners`` (the learners ordered),
-        ``n_repeats`` (the paired repeats) and ``comparison`` (``"compared"``,
-        or ``"no data"`` when fewer than two learners have values on both
-        sides, or one side ties them all; tau and its interval are then NaN).
+        ``n_repeats`` (the paired repeats) and ``comparison`` (``"compared"``;
+        ``"no data"`` when fewer than two learners have values on both sides;
+        ``"all tied"`` when one side gives every learner the same mean rank;
+        tau and its interval are NaN in the last two).
         ``agreement.attrs`` records ``metric``, ``axis``, ``from_generator``,
         ``to_generator``, ``by`` and ``confidence``.
 

@@ -19,6 +19,7 @@ import pandas as pd
 from ...metrics import get_metric
 from ..analysis._analysis import Analysis, Comparison
 from ..analysis._ranking import MIN_REPEATS
+from ..analysis.leaderboard import ALL_TIED
 from ._formatting import format_interval
 from ._tables import failure_table
 from ._wording import (
@@ -345,9 +346,7 @@ def _agreement_sentences(analysis: Analysis) -> list[str]:
         parts = []
         for comparison in comparisons:
             overall = _overall(comparison.agreement)
-            tau = (
-                tau_text(overall) if overall["comparison"] == "compared" else "no data"
-            )
+            tau = tau_text(overall)
             complete = _complete_tau(comparison)
             complete = f" ({complete})" if complete else ""
             parts.append(f"{comparison.target} {tau}{complete}")
@@ -371,11 +370,7 @@ def _complete_tau(comparison: Comparison) -> str:
         if comparison.complete_agreement is not None
         else None
     )
-    tau = (
-        tau_text(there)
-        if there is not None and there["comparison"] == "compared"
-        else "no data"
-    )
+    tau = tau_text(there) if there is not None else "no data"
     return (
         f"{_without_value(n_blocks, n_gaps)}; on the {n_complete} blocks where "
         f"every compared learner has a value: {tau}"
@@ -394,6 +389,11 @@ def _agreement_sentence(comparison: Comparison, scale: str) -> str:
         f"{under(comparison.axis, comparison.target)}"
     )
     overall = _overall(agreement)
+    if overall["comparison"] == ALL_TIED:
+        return (
+            f"The learner orderings {sides} cannot be compared by Kendall's tau: "
+            "over the whole grid one side gives every learner the same mean rank."
+        )
     if overall["comparison"] != "compared":
         return (
             f"The learner orderings {sides} cannot be compared: fewer than two "

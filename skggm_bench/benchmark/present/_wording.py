@@ -18,6 +18,7 @@ import pandas as pd
 from ...metrics import get_metric
 from ...utils._printable import printable
 from ..analysis._ranking import MIN_REPEATS
+from ..analysis.leaderboard import ALL_TIED
 from ._formatting import format_interval
 
 #: What a cell shows where there is no value.
@@ -120,5 +121,8 @@ def split_groups(
 
 
 def tau_text(row: Mapping[str, Any]) -> str:
+    """Kendall's tau of an agreement row with its interval, or why there is none."""
+    if row["comparison"] == ALL_TIED:
+        return "undefined: one side ties every learner"
     thin = not pd.isna(row["n_repeats"]) and row["n_repeats"] < MIN_REPEATS
     return format_interval(row["tau"], row["tau_low"], row["tau_high"], thin=thin)
