@@ -368,3 +368,30 @@ def test_an_ordering_that_ties_every_learner_is_not_called_missing_data():
     assert "fewer than two" not in sentence
     whole = agreement_table(analysis.comparisons).rows[-1]
     assert whole[1:3] == ["whole grid", "undefined: one side ties every learner"]
+
+
+def test_the_rank_shift_tables_edges_column_says_it_counts_the_whole_grid():
+    """Learner b selected no pair in one fit, at density 0.3 under TO. The
+    leaderboard's edges column counts each group's fits ("no pair 1/5" in that
+    group only); the rank shift's groups pool both generators and its column
+    counts the whole grid ("no pair 1/20" in both density groups), which its
+    note must say."""
+    rows = [
+        {"generator": generator, "n_features": 10, "density": density,
+         "n_samples": 50, "repeat": repeat, "learner": name, "f1": f1,
+         "status": "ok",
+         "message": "selected no pair" if (name, generator, density, repeat)
+         == ("b", "TO", 0.3, 0) else ""}
+        for repeat in range(5)
+        for generator in ("DD", "TO")
+        for density in (0.1, 0.3)
+        for name, f1 in {"a": 0.9, "b": 0.5, "c": 0.1}.items()
+    ]  # fmt: skip
+    analysis = analyse(pd.DataFrame(rows), "f1", n_bootstrap=100)
+    [comparison] = analysis.comparisons
+    shift = rank_shift_table(comparison.shift, analysis.selection)
+    edges = [row[shift.columns.index("edges")] for row in shift.rows]
+    assert edges.count("no pair 1/20") == 2
+    assert any("over the whole grid, all generators together" in n for n in shift.notes)
+    board = leaderboard_table(analysis.board)
+    assert not any("over the whole grid" in n for n in board.notes)

@@ -91,6 +91,17 @@ _SELECTION_NOTE = (
 )
 
 
+# The rank-shift table's groups pool both sides of a comparison; its edges
+# column counts each learner's fits over the whole grid (the selection
+# summary), not the group's: the note says so.
+_SELECTION_GRID_NOTE = (
+    'edges "every pair": the learner selected every pair in its successful fits '
+    'over the whole grid, all generators together ("every pair 3/6": in 3 of its '
+    '6), "no pair": none; its edge metrics then describe that threshold (with '
+    "every pair selected, F1 is the density of the true graph), not how it ranks "
+    "the pairs: compare it by roc_auc or average_precision."
+)
+
 # The critical-difference lists mark learners by their fits over the whole grid
 # (the selection summary), not by the group the row is about: the note says so.
 _SELECTION_LIST_NOTE = (
@@ -190,8 +201,12 @@ def _selection_marks(selection: pd.DataFrame | None) -> dict[str, str]:
     }
 
 
-def _with_edges_column(table: pd.DataFrame, marks: list[str]) -> list[str]:
+def _with_edges_column(
+    table: pd.DataFrame, marks: list[str], note: str = _SELECTION_NOTE
+) -> list[str]:
     """Insert the ``edges`` column after ``learner`` when some learner has a mark.
+
+    Returns ``[note]`` when it did (the note says what the marks count), else [].
 
     A column of its own, not a suffix of the name: the learner column stays the
     key of the table (CSV exports are joined and merged on it).
@@ -199,7 +214,7 @@ def _with_edges_column(table: pd.DataFrame, marks: list[str]) -> list[str]:
     if not any(marks):
         return []
     table.insert(list(table.columns).index("learner") + 1, _EDGES, marks)
-    return [_SELECTION_NOTE]
+    return [note]
 
 
 _INTERVAL = re.compile(r"(-?\d+\.\d+) \((-?\d+\.\d+)(?:\u2013| to )(-?\d+\.\d+)\)")
@@ -343,7 +358,9 @@ def rank_shift_table(
     table = format_rank_shift(shift)
     marks = _selection_marks(selection)
     selection_note = _with_edges_column(
-        table, [marks.get(name, "") for name in table["learner"]]
+        table,
+        [marks.get(name, "") for name in table["learner"]],
+        _SELECTION_GRID_NOTE,
     )
     gains = [c for c in table.columns if c.startswith("mean-rank gain")]
     notes = _interval_notes(table[gains].to_numpy().ravel(), shift.get("n_repeats", ()))
