@@ -395,3 +395,38 @@ def test_the_rank_shift_tables_edges_column_says_it_counts_the_whole_grid():
     assert any("over the whole grid, all generators together" in n for n in shift.notes)
     board = leaderboard_table(analysis.board)
     assert not any("over the whole grid" in n for n in board.notes)
+
+
+def test_finished_fits_with_warnings_are_named_in_the_findings():
+    """b's fits raised warnings in 3 of its 10 finished fits (two classes); its
+    failed fit's warning is not counted; a and c raised none. The findings say so
+    with the counts; without warnings there is no such sentence."""
+    warned = {0: "ConvergenceWarning: no convergence", 1: "RuntimeWarning: overflow",
+              2: "ConvergenceWarning: no convergence"}  # fmt: skip
+    rows = [
+        {"generator": generator, "n_features": 10, "density": 0.1,
+         "n_samples": 50, "repeat": repeat, "learner": name, "f1": f1,
+         "status": "ok", "message": ""}
+        for repeat in range(5)
+        for generator in ("DD", "TO")
+        for name, f1 in {"a": 0.9, "b": 0.5, "c": 0.1}.items()
+    ]  # fmt: skip
+    frame = pd.DataFrame(rows)
+    quiet = findings(analyse(frame, "f1", n_bootstrap=100))
+    assert not any("warning" in s for s in quiet)
+    b = frame.index[(frame.learner == "b") & (frame.generator == "DD")]
+    for repeat, text in warned.items():
+        frame.loc[b[repeat], "message"] = f"first warning: {text}"
+    failed = frame.index[(frame.learner == "b") & (frame.generator == "TO")][0]
+    frame.loc[failed, ["status", "f1"]] = ["failed", np.nan]
+    frame.loc[failed, "message"] = "ValueError: boom; first warning: UserWarning: x"
+    analysis = analyse(frame, "f1", n_bootstrap=100)
+    assert analysis.warned.to_dict("records") == [
+        {"learner": "b", "n_ok": 9, "n_warned": 3,
+         "classes": "ConvergenceWarning 2, RuntimeWarning 1"}
+    ]  # fmt: skip
+    [sentence] = [s for s in findings(analysis) if "raised a warning" in s]
+    assert "b in 33% of its fits (3 of 9): ConvergenceWarning 2, RuntimeWarning 1" in (
+        sentence
+    )
+    assert " a in " not in sentence and " c in " not in sentence

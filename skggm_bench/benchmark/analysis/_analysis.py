@@ -35,6 +35,7 @@ from .leaderboard import (
     leaderboard,
     rank_shift,
     selection_summary,
+    warning_summary,
 )
 
 __all__ = [
@@ -259,6 +260,9 @@ class Analysis:
         and ``n_complete``, as :func:`complete_blocks`.
     failures : pandas.DataFrame
         :func:`failure_rates`.
+    warned : pandas.DataFrame
+        :func:`~.leaderboard.warning_summary`: the learners whose finished fits
+        raised warnings, and how often.
     """
 
     frame: pd.DataFrame
@@ -274,6 +278,7 @@ class Analysis:
     overall_blocks: pd.DataFrame = field(default_factory=pd.DataFrame)
     cd_blocks: pd.DataFrame = field(default_factory=pd.DataFrame)
     failures: pd.DataFrame = field(default_factory=pd.DataFrame)
+    warned: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 def _reference(values: Sequence[str], reference: str | None, preferred: str) -> str:
@@ -405,4 +410,5 @@ def analyse(
         overall_blocks=overall_blocks,
         cd_blocks=cd_blocks,
         failures=failure_rates(frame),
+        warned=warning_summary(frame),
     )

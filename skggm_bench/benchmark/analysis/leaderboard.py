@@ -82,7 +82,12 @@ import pandas as pd
 import scipy.stats
 from sklearn.utils import check_random_state
 
-from ..results._messages import selection_remark, short_reason, undefined_reason
+from ..results._messages import (
+    first_warning_class,
+    selection_remark,
+    short_reason,
+    undefined_reason,
+)
 from ..results._schema import GRID_COLUMNS
 from ._ranking import (
     DEFAULT_TIE_TOLERANCE,
@@ -121,6 +126,7 @@ __all__ = [
     "rank_shift",
     "scenario_ranks",
     "selection_summary",
+    "warning_summary",
     "win_probability",
 ]
 
@@ -524,6 +530,60 @@ def selection_summary(frame: pd.DataFrame) -> pd.DataFrame:
     counts["share_every_pair"] = counts["n_every_pair"] / counts["n_ok"]
     counts["share_no_pair"] = counts["n_no_pair"] / counts["n_ok"]
     return counts[columns].reset_index(drop=True)
+
+
+def warning_summary(frame: pd.DataFrame) -> pd.DataFrame:
+    """How many of each learner's ``ok`` fits raised a warning, and of which class.
+
+    Such a fit has values and is ranked like any other (a ``ConvergenceWarning``
+    usually means an estimate short of the solver's optimum); its row's
+    ``message`` gives the first warning, by which the fits are counted here.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Benchmark results (with their ``message`` column).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per learner with such fits (sorted by name): ``learner``,
+        ``n_ok``, ``n_warned`` and ``classes``, the classes of the first
+        warnings with their counts, most frequent first
+        (``"ConvergenceWarning 3, RuntimeWarning 1"``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({
+    ...     "generator": "G", "n_features": 10, "density": 0.1, "n_samples": 50,
+    ...     "repeat": [0, 0, 1, 1], "learner": ["a", "b"] * 2, "status": "ok",
+    ...     "message": ["first warning: ConvergenceWarning: x", "", "", ""]})
+    >>> warning_summary(frame)
+      learner  n_ok  n_warned               classes
+    0       a     2         1  ConvergenceWarning 1
+    """
+    columns = ["learner", "n_ok", "n_warned", "classes"]
+    if "message" not in frame.columns:
+        return pd.DataFrame(columns=columns)
+    ok = frame[frame["status"] == OK]
+    classes = ok["message"].map(first_warning_class)
+    rows = []
+    for learner, part in classes.groupby(ok["learner"], sort=True):
+        counts = part.dropna().value_counts()
+        if counts.empty:
+            continue
+        # value_counts sorts by count; equal counts by name, for a stable text.
+        ordered = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+        rows.append(
+            {
+                "learner": learner,
+                "n_ok": len(part),
+                "n_warned": int(counts.sum()),
+                "classes": ", ".join(f"{name} {count}" for name, count in ordered),
+            }
+        )
+    return pd.DataFrame(rows, columns=columns)
 
 
 # --------------------------------------------------------------------------------------

@@ -600,6 +600,24 @@ def _selection_sentences(analysis: Analysis) -> list[str]:
     ]
 
 
+def _warning_sentences(analysis: Analysis) -> list[str]:
+    """Learners whose finished fits raised warnings: ranked, but say so."""
+    summary = analysis.warned
+    if summary.empty:
+        return []
+    parts = [
+        f"{row['learner']} in {_share(row['n_warned'], row['n_ok'])}: {row['classes']}"
+        for row in summary.to_dict("records")
+    ]
+    return [
+        "Finished fits that raised a warning, ranked by their values like any "
+        "other (a ConvergenceWarning usually means an estimate short of the "
+        "solver's optimum; each row's message gives its first warning): "
+        + "; ".join(parts)
+        + "."
+    ]
+
+
 _STATUS_WORDS = {"timeout": "timed out", "memory": "ran out of memory"}
 
 
@@ -608,7 +626,8 @@ def findings(analysis: Analysis) -> list[str]:
 
     Who wins under each generator (and data model), the largest rank shifts, the
     agreement of the learner orderings between generators, the critical
-    differences, and what failed and how often.
+    differences, which finished fits raised warnings, and what failed and how
+    often.
 
     Parameters
     ----------
@@ -643,5 +662,6 @@ def findings(analysis: Analysis) -> list[str]:
         *_agreement_sentences(analysis),
         *_critical_difference_sentences(analysis),
         *_selection_sentences(analysis),
+        *_warning_sentences(analysis),
         *_failure_sentences(analysis),
     ]

@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 __all__ = [
     "SELECTION_REMARKS",
     "WarningTally",
+    "first_warning_class",
     "normalise_message",
     "ok_message",
     "selection_remark",
@@ -142,6 +143,22 @@ def undefined_reason(message: object, metric: str) -> str | None:
         match = _UNDEFINED.match(part)
         if match and metric in match["names"].split(", "):
             return match["why"]
+    return None
+
+
+def first_warning_class(message: object) -> str | None:
+    """The class of the first warning an ``ok`` row's fit raised, or None.
+
+    Examples
+    --------
+    >>> first_warning_class("selected no pair; first warning: ConvergenceWarning: x")
+    'ConvergenceWarning'
+    >>> first_warning_class("selected no pair") is None
+    True
+    """
+    for part in _parts(message):
+        if part.startswith(_FIRST_WARNING):
+            return part[len(_FIRST_WARNING) :].split(":", 1)[0].strip()
     return None
 
 
