@@ -368,6 +368,11 @@ def test_an_ordering_that_ties_every_learner_is_not_called_missing_data():
     assert "fewer than two" not in sentence
     whole = agreement_table(analysis.comparisons).rows[-1]
     assert whole[1:3] == ["whole grid", "undefined: one side ties every learner"]
+    # All three share the first place under DD: no "other" learner to overlap.
+    [first] = [s for s in findings(analysis) if "first place" in s]
+    assert "a, b and c share the first place" in first
+    assert first.endswith("every learner ranked there shares it.")
+    assert "no other learner" not in first
 
 
 def test_the_rank_shift_tables_edges_column_says_it_counts_the_whole_grid():

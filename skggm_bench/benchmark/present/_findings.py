@@ -159,6 +159,13 @@ def _winner_sentences(analysis: Analysis) -> list[str]:
         elif thin:
             lead = "it leads" if len(names) == 1 else "they lead"
             close = f"; {_too_few(n)} whether {lead}"
+        elif len(names) == part["position"].notna().sum():
+            # No other learner is ranked: "no other interval overlaps" says nothing.
+            close = (
+                "; it is the only learner ranked there"
+                if len(names) == 1
+                else "; every learner ranked there shares it"
+            )
         else:
             close = "; no other learner's rank interval overlaps " + (
                 f"that of {names[0]}" if len(names) == 1 else "theirs"
