@@ -704,6 +704,12 @@ def test_next_commands_are_given_as_they_can_be_typed(
     out = capsys.readouterr().out
     assert out.startswith(f"next: {script} leaderboard --store {store}")
     assert "next: skggm-bench" not in out
+    # Nothing but these suggestions on stdout: `make run`, which makes the report
+    # at once, drops them (tests/test_make.py).
+    assert out == (
+        f"next: {script} leaderboard --store {store}\n"
+        f"      {script} report --store {store}\n"
+    )
     # On the PATH it is called by its name.
     monkeypatch.setenv("PATH", str(script.parent))
     assert cli.main(arguments) == 0
