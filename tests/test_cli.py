@@ -240,6 +240,15 @@ alpha = 0.05
             "n_samples: n_samples is empty: the grid needs at least one value",
         ),
         (lambda t: t.replace("[0.2, 0.4]", "[]"), "densities: densities is empty"),
+        (  # names are matched case-insensitively for the suggestion
+            lambda t: t.replace('"ShrinkagePartialCorrelation"', '"Oas"'),
+            "learners.shrink: unknown learner 'Oas' (did you mean 'OAS'?)",
+        ),
+        (
+            lambda t: t.replace('"DiagonalDominance",', '"diagonaldominance",'),
+            "unknown generator 'diagonaldominance' (did you mean "
+            "'DiagonalDominance'?)",
+        ),
         (
             lambda t: t.replace('"DiagonalDominance",', '"DiagonalDominanse",'),
             "generators.DiagonalDominanse: unknown generator 'DiagonalDominanse' "

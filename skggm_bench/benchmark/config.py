@@ -998,8 +998,21 @@ def _optional_learners(
 
 
 def _suggest(word: str, choices: Any) -> str:
-    close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=1)
-    return f" (did you mean {close[0]!r}?)" if close else ""
+    """`` (did you mean 'X'?)`` for the choice closest to ``word``, or nothing.
+
+    Compared case-insensitively: ``Oas`` is one letter's case from ``OAS``, which
+    difflib's ratio alone (0.33) would not call close.
+
+    >>> _suggest("Oas", ["OAS", "LedoitWolf"])
+    " (did you mean 'OAS'?)"
+    >>> _suggest("graphicallaso", ["GraphicalLasso", "OAS"])
+    " (did you mean 'GraphicalLasso'?)"
+    """
+    by_folded = {}
+    for choice in map(str, choices):
+        by_folded.setdefault(choice.casefold(), choice)
+    close = difflib.get_close_matches(str(word).casefold(), list(by_folded), n=1)
+    return f" (did you mean {by_folded[close[0]]!r}?)" if close else ""
 
 
 def _reject_unknown(table: Mapping, known: tuple[str, ...], where: str) -> None:
