@@ -246,8 +246,7 @@ alpha = 0.05
         ),
         (
             lambda t: t.replace('"DiagonalDominance",', '"diagonaldominance",'),
-            "unknown generator 'diagonaldominance' (did you mean "
-            "'DiagonalDominance'?)",
+            "unknown generator 'diagonaldominance' (did you mean 'DiagonalDominance'?)",
         ),
         (
             lambda t: t.replace('"DiagonalDominance",', '"DiagonalDominanse",'),
