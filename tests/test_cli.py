@@ -6,6 +6,7 @@ resumes it.
 """
 
 import importlib.util
+import io
 import json
 import os
 import signal
@@ -21,7 +22,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from skggm_bench import cli
+from skggm_bench import _commands, cli
 from skggm_bench._commands import silenced_warnings
 from skggm_bench.benchmark import Benchmark
 from skggm_bench.benchmark.analysis._ranking import MIN_REPEATS
@@ -105,6 +106,63 @@ def test_run_leaderboard_report_end_to_end(workdir, capsys):
     assert "<td>shrink</td>" in page and "<td>glasso</td>" in page
     assert "data:image/png;base64," in page
     assert str(out / "report.html") in capsys.readouterr().out
+
+
+def test_the_progress_bar_and_the_warnings_never_share_a_line(workdir, capsys):
+    # One iteration: the graphical lasso warns that it did not converge, and the
+    # run prints its "warnings:" line at the end, while the bar is still open.
+    text = TINY.replace("alpha = 0.2", "alpha = 0.05\nmax_iter = 1")
+    config = write_config(workdir, text)
+    assert cli.main(["run", "--config", str(config), "--n-jobs", "1"]) == 0
+    err = capsys.readouterr().err
+    assert f"{TINY_ROWS}/{TINY_ROWS} [" in err  # the bar was shown
+    # A terminal shows what follows the last carriage return of each line.
+    shown = [line.rsplit("\r", 1)[-1] for line in err.split("\n")]
+    warned = [line for line in shown if "warnings:" in line]
+    assert warned, err
+    assert all(line.startswith("warnings: learner 'glasso'") for line in warned), err
+    assert all(line.startswith("warnings: ") or "warnings:" not in line
+               for line in err.split("\n")), err  # fmt: skip
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+    def screen(self):
+        """The lines a terminal shows: a carriage return writes over its line."""
+        shown = []
+        for line in self.getvalue().split("\n"):
+            cells = ""
+            for part in line.split("\r"):
+                cells = part + cells[len(part) :]
+            shown.append(cells.rstrip())
+        return shown
+
+
+@pytest.mark.parametrize("stream", [_Terminal(), io.StringIO()])
+def test_lines_written_while_the_bar_shows_are_lines_of_their_own(stream):
+    progress = _commands._Progress(enabled=True)
+    progress.stream = stream
+    with progress.lines_above():
+        progress(0, 10)
+        progress(4, 10)
+        print("warnings: first", file=sys.stderr, end="")  # its newline comes next
+        print(file=sys.stderr)
+        print("warnings: second", file=sys.stderr)
+        progress(10, 10)
+    progress.close()
+    shown = (
+        stream.screen()
+        if isinstance(stream, _Terminal)
+        else [line.rsplit("\r", 1)[-1] for line in stream.getvalue().split("\n")]
+    )
+    assert "warnings: first" in shown and "warnings: second" in shown
+    assert not any("warnings" in line and "|" in line for line in shown)
+    assert any("10/10" in line for line in shown)
+    assert shown.index("warnings: second") < max(
+        i for i, line in enumerate(shown) if "10/10" in line
+    )
 
 
 def test_a_study_of_several_graphs_from_a_file(workdir, capsys):
