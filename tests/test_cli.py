@@ -13,13 +13,13 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
 import warnings
 from pathlib import Path
 
 import matplotlib
 import numpy as np
 import pandas as pd
+import patience
 import pytest
 
 from skggm_bench import _commands, cli
@@ -255,22 +255,24 @@ alpha = 0.05
         text=True,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
-    deadline = time.monotonic() + 60
-    stored = 0
-    while stored == 0 and process.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.02)
-        if store.exists():
-            try:
-                stored = store_rows(store)
-            except sqlite3.OperationalError:  # table not created yet
-                stored = 0
+
+    def first_row_or_end():
+        if process.poll() is not None:
+            return True
+        try:
+            return store.exists() and store_rows(store) > 0
+        except sqlite3.OperationalError:  # table not created yet
+            return False
+
+    # However long the start takes under load: Ctrl-C once a row is stored.
+    patience.wait_for(first_row_or_end, "the interrupted run's first row")
     process.send_signal(signal.SIGINT)
-    _, err = process.communicate(timeout=60)
+    _, err = patience.finish(process)
     assert process.returncode == 130, err
     assert "Run the same command again to resume." in err
     interrupted = store_rows(store)
     assert 1 <= interrupted < 400
-    finished = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    finished = patience.run(command, capture_output=True, text=True)
     assert finished.returncode == 0, finished.stderr
     assert f"{400 - interrupted} computed" in finished.stderr
     assert store_rows(store) == 400
@@ -617,8 +619,8 @@ def test_read_only_folders_and_stores(micro, tmp_path):
                    "5", "--out", str(folder / "m.npy")],
     }  # fmt: skip
     try:
-        done = subprocess.run(
-            [*command, json.dumps(cases)], capture_output=True, text=True, timeout=300
+        done = patience.run(
+            [*command, json.dumps(cases)], capture_output=True, text=True
         )
         assert done.returncode == 0, done.stderr
         results = json.loads(done.stdout)
@@ -659,7 +661,8 @@ def test_leaderboard_into_a_closed_pipe_exits_quietly(micro):
     )
     process.stdout.close()
     err = process.stderr.read()
-    assert process.wait(timeout=120) == 1
+    patience.finish(process)
+    assert process.returncode == 1
     assert err == ""  # no traceback, no "Exception ignored" at exit
 
 

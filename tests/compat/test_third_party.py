@@ -12,7 +12,6 @@ import json
 import math
 import os
 import re
-import subprocess
 import sys
 import textwrap
 import warnings
@@ -21,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import patience
 import pytest
 from sklearn import covariance as skc
 from sklearn.pipeline import make_pipeline
@@ -278,11 +278,10 @@ def test_the_documented_gglasso_wrapper_runs_from_a_script_with_two_workers(
             """
         )
     )
-    done = subprocess.run(
+    done = patience.run(
         [sys.executable, str(script)],
         capture_output=True,
         text=True,
-        timeout=300,
         cwd=tmp_path,
         env=os.environ | {"PYTHONWARNINGS": "ignore"},
         check=False,
