@@ -217,13 +217,19 @@ def _read_results(args: argparse.Namespace) -> tuple[Any, dict, Path]:
 
 
 class _Progress:
-    """The ``progress(done, total)`` callback behind a tqdm bar with ETA."""
+    """The ``progress(done, total)`` callback behind a tqdm bar with ETA.
+
+    The bar is drawn on the stderr of its creation; while it is shown, what else
+    the run writes to ``sys.stderr`` (the harness's ``warnings:`` lines) goes
+    through :meth:`lines_above`, so that it never shares the bar's line.
+    """
 
     def __init__(self, enabled: bool) -> None:
         self.enabled = enabled
         self.done = 0
         self.total = 0
         self.bar: Any = None
+        self.stream = sys.stderr
 
     def __call__(self, done: int, total: int) -> None:
         self.done, self.total = done, total
@@ -235,13 +241,58 @@ class _Progress:
             # initial=done: rows already stored are not counted in the rate, so the
             # ETA of a resumed run reflects the fits still to do.
             self.bar = tqdm(
-                total=total, initial=done, unit="fit", desc="skggm-bench", smoothing=0.1
+                total=total,
+                initial=done,
+                unit="fit",
+                desc="skggm-bench",
+                smoothing=0.1,
+                file=self.stream,
             )
         self.bar.update(done - self.bar.n)
+
+    def lines_above(self) -> contextlib.AbstractContextManager:
+        """Redirect ``sys.stderr`` to print whole lines above the bar while it shows."""
+        return contextlib.redirect_stderr(_AboveTheBar(self))
 
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
+
+
+class _AboveTheBar:
+    """A text stream that writes whole lines above a progress bar.
+
+    A bar is redrawn on its own line with a carriage return and no newline: text
+    written straight after it would continue its line. On a terminal the bar is
+    cleared, the lines written and the bar drawn again below them (tqdm.write); in
+    a file or a pipe, where a carriage return does not clear, the bar's line is
+    ended first. Text without its newline yet waits for it; without a bar, text
+    goes straight to the stream.
+    """
+
+    def __init__(self, progress: _Progress) -> None:
+        self._progress = progress
+        self._pending = ""
+
+    def write(self, text: str) -> int:
+        bar, stream = self._progress.bar, self._progress.stream
+        if bar is None or bar.disable:  # no bar, or closed
+            stream.write(self._pending + text)
+            self._pending = ""
+            return len(text)
+        complete, _, self._pending = (self._pending + text).rpartition("\n")
+        if complete:
+            if stream.isatty():
+                bar.write(complete, file=stream)
+            else:
+                stream.write(f"\n{complete}\n")
+        return len(text)
+
+    def flush(self) -> None:
+        self._progress.stream.flush()
+
+    def __getattr__(self, name: str) -> Any:  # fileno, encoding, isatty, ...
+        return getattr(self._progress.stream, name)
 
 
 def _dask_client(scheduler: str | None, n_jobs: int | None) -> Any:
@@ -440,6 +491,7 @@ def run_study(args: argparse.Namespace) -> int:
                     context.enter_context(silenced_warnings())
                 if backend == "dask":
                     context.callback(_dask_client(scheduler, n_jobs).close)
+                context.enter_context(progress.lines_above())
                 benchmark = config.make_benchmark(
                     store=store,
                     # With dask the cluster's workers are the parallelism: use all.

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import patience
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -63,13 +64,12 @@ def _cli(cwd, *args, user_module=None):
         "OPENBLAS_NUM_THREADS": "1",
         "OMP_NUM_THREADS": "1",
     }
-    return subprocess.run(
+    return patience.run(
         [sys.executable, "-m", "skggm_bench.cli", *map(str, args)],
         cwd=cwd,
         env=env,
         capture_output=True,
         text=True,
-        timeout=300,
     )
 
 

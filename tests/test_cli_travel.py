@@ -4,6 +4,7 @@ leaderboard --format."""
 from pathlib import Path
 
 import pandas as pd
+import patience
 import pytest
 
 from skggm_bench import cli
@@ -241,7 +242,6 @@ def test_shard_option_is_checked(capsys):
 def test_the_slurm_array_script_covers_the_study(studies, tmp_path):
     """examples/slurm/study_array.sh, run as SLURM would run an array of 2."""
     import os
-    import subprocess
     import sys
 
     script = Path(__file__).parent.parent / "examples" / "slurm" / "study_array.sh"
@@ -255,13 +255,8 @@ def test_the_slurm_array_script_covers_the_study(studies, tmp_path):
             "SLURM_ARRAY_TASK_COUNT": "2",
             "SLURM_CPUS_PER_TASK": "1",
         }
-        done = subprocess.run(
-            ["bash", str(script)],
-            cwd=tmp_path,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
+        done = patience.run(
+            ["bash", str(script)], cwd=tmp_path, env=env, capture_output=True, text=True
         )
         assert done.returncode == 0, done.stderr[-2000:]
     parts = sorted((tmp_path / "results").glob("study.shard-*-of-2.sqlite"))

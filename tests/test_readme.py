@@ -39,6 +39,9 @@ def test_readme_blocks_each_run_on_their_own():
     assert len(lines) == 1 + 2 * 2 * 2  # header + generators x densities x learners
     assert "..." not in printed and "rows x" not in printed
     assert max(len(line) for line in lines) <= 100
+    # Enough repeats for every interval to be taken at face value: no value carries
+    # the dagger of an interval over too few repeats.
+    assert "†" not in printed
 
 
 def test_getting_started_python_example_runs():

@@ -307,7 +307,9 @@ PRESETS: dict[str, dict[str, Any]] = {
     # follows each subsample's whole path at once (CLIME: parametric simplex; the
     # graphical lasso: screened warm-started solver), which keeps CLIME with StARS
     # at 0.7 s per fit on average here (docs/performance.md, the methods preset).
-    # docs/learners.md shows the result.
+    # Five repeats, the fewest whose intervals the findings take at face value
+    # (analysis/_ranking.py's MIN_REPEATS), as in every preset. docs/learners.md
+    # shows the result of its earlier 3-repeat run.
     "methods": {
         "description": "Neighbourhood selection, TIGER, CLIME (default penalty and "
         "StARS), correlation thresholding and the graphical lasso (StARS or CV) "
@@ -322,7 +324,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "n_features": 50,
         "densities": [0.1],
         "n_samples": [50, 100, 200],
-        "n_repeats": 3,
+        "n_repeats": 5,
         "model": "concentration",
         "metrics": list(DEFAULT_METRICS),
         "random_state": 0,
@@ -996,8 +998,21 @@ def _optional_learners(
 
 
 def _suggest(word: str, choices: Any) -> str:
-    close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=1)
-    return f" (did you mean {close[0]!r}?)" if close else ""
+    """`` (did you mean 'X'?)`` for the choice closest to ``word``, or nothing.
+
+    Compared case-insensitively: ``Oas`` is one letter's case from ``OAS``, which
+    difflib's ratio alone (0.33) would not call close.
+
+    >>> _suggest("Oas", ["OAS", "LedoitWolf"])
+    " (did you mean 'OAS'?)"
+    >>> _suggest("graphicallaso", ["GraphicalLasso", "OAS"])
+    " (did you mean 'GraphicalLasso'?)"
+    """
+    by_folded = {}
+    for choice in map(str, choices):
+        by_folded.setdefault(choice.casefold(), choice)
+    close = difflib.get_close_matches(str(word).casefold(), list(by_folded), n=1)
+    return f" (did you mean {by_folded[close[0]]!r}?)" if close else ""
 
 
 def _reject_unknown(table: Mapping, known: tuple[str, ...], where: str) -> None:

@@ -4,6 +4,7 @@ import json
 import math
 
 import pandas as pd
+import patience
 import pytest
 
 from skggm_bench.benchmark.results.store import (
@@ -134,22 +135,20 @@ def test_export_replaces_a_link_at_out_instead_of_following_it(store, tmp_path):
 
 
 def test_the_cli_refuses_an_existing_out_in_one_line(store, tmp_path):
-    import subprocess
     import sys
 
     out = tmp_path / "out.csv"
     out.write_text("mine\n")
     command = [sys.executable, "-m", "skggm_bench.cli", "export", "--store",
                store.path, "--out", str(out)]  # fmt: skip
-    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    done = patience.run(command, capture_output=True, text=True)
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].endswith(
         f"error: --out {out} exists already; give --force to replace it"
     ), lines
     assert "Traceback" not in done.stderr and out.read_text() == "mine\n"
-    done = subprocess.run([*command, "--force"], capture_output=True, text=True,
-                          timeout=120)  # fmt: skip
+    done = patience.run([*command, "--force"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     pd.testing.assert_frame_equal(read_export(out), store.frame())
 
@@ -182,7 +181,7 @@ def test_an_export_killed_at_any_moment_leaves_no_readable_half(tmp_path, format
     command = [sys.executable, "-m", "skggm_bench.cli", "export", "--store",
                str(tmp_path / "big.sqlite"), "--out", str(out), "--force"]  # fmt: skip
     whole = start = time.monotonic()
-    subprocess.run(command, check=True, capture_output=True, timeout=300)
+    patience.run(command, check=True, capture_output=True)
     whole = time.monotonic() - start
     random.seed(0)
     outcomes = set()

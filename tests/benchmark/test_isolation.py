@@ -4,7 +4,8 @@ Each hostile learner below does one thing a real learner might do by accident; e
 must end as one row with a status and a message that says what happened, the other
 learners' rows must be unaffected, the study must finish, and a resume must not run
 a fit again. The deadline is short (1 s) and the memory limit small (256 MiB) so
-that the whole file runs in well under a minute.
+that the whole file runs in well under a minute on an idle machine; no test
+bounds how long the study takes, only (generously) how long a stopped fit took.
 """
 
 import ctypes
@@ -12,10 +13,10 @@ import os
 import sys
 import textwrap
 import threading
-import time
 
 import numpy as np
 import pandas as pd
+import patience
 import pytest
 from scipy import stats
 from sklearn.base import BaseEstimator
@@ -145,14 +146,13 @@ def reference():
 def test_every_misbehaviour_is_one_row_and_the_study_finishes(
     reference, n_jobs, backend, forked_children
 ):
-    start = time.monotonic()
     frame = study(n_jobs, backend).run().frame
-    elapsed = time.monotonic() - start
     check_outcomes(frame)
-    # The fits stopped at the deadline took about the deadline, no more.
+    # The fits stopped at the deadline took about the deadline, not the forever
+    # they want (the bound leaves room for a machine under any load; named if hit).
     stopped = frame[frame.status == "timeout"]
-    assert (stopped.fit_time >= TIMEOUT).all() and (stopped.fit_time < 5).all()
-    assert elapsed < 60
+    assert (stopped.fit_time >= TIMEOUT).all()
+    patience.assert_within(stopped.fit_time.max(), 60, "the longest stopped fit")
     # The learners after the one that wrote into its X saw the true data: their
     # rows equal those of a run without any hostile learner.
     good = frame[frame.learner.isin(["glasso", "lw"])]
@@ -184,9 +184,10 @@ def test_rows_of_failed_fits_are_never_run_again(tmp_path):
     learners = {kind: Hostile(kind) for kind in ("segfault", "os_exit", "hang_in_c")}
     first = study(learners=learners, store=path).run()
     assert first.n_computed == 3
-    start = time.monotonic()
     again = study(learners=learners, store=path).run()
-    assert again.n_computed == 0 and time.monotonic() - start < TIMEOUT
+    assert again.n_computed == 0
+    # The very rows of the first run, fit times included: no fit ran again.
+    pd.testing.assert_frame_equal(again.frame, first.frame)
     assert len(ResultStore(path)) == 3
 
 

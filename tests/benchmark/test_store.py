@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import patience
 import pytest
 
 from skggm_bench.benchmark.results._schema import (
@@ -440,6 +441,12 @@ def test_a_creation_killed_at_any_moment_leaves_a_usable_path(tmp_path):
         process = subprocess.Popen([sys.executable, "-c", KILLED_CREATION,
                                     str(folder)], stdout=subprocess.PIPE)  # fmt: skip
         process.stdout.readline()
+        # Killed during a creation: once the first store is there (however long
+        # the start takes under load), at a random moment of the ones after it.
+        patience.wait_for(
+            lambda folder=folder: any(folder.glob("s*.sqlite")),
+            "the first store created",
+        )
         time.sleep(random.uniform(0.05, 0.3))
         process.send_signal(signal.SIGKILL)
         process.wait()

@@ -11,7 +11,7 @@ import importlib.metadata
 import json
 import math
 import os
-import subprocess
+import re
 import sys
 import textwrap
 import warnings
@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import patience
 import pytest
 from sklearn import covariance as skc
 from sklearn.pipeline import make_pipeline
@@ -277,11 +278,10 @@ def test_the_documented_gglasso_wrapper_runs_from_a_script_with_two_workers(
             """
         )
     )
-    done = subprocess.run(
+    done = patience.run(
         [sys.executable, str(script)],
         capture_output=True,
         text=True,
-        timeout=300,
         cwd=tmp_path,
         env=os.environ | {"PYTHONWARNINGS": "ignore"},
         check=False,
@@ -296,6 +296,55 @@ def test_the_documented_gglasso_wrapper_runs_from_a_script_with_two_workers(
 # --------------------------------------------------------------------------------------
 # skggm: runs where it builds and imports; otherwise its rows fail with the reason
 # --------------------------------------------------------------------------------------
+
+
+# Where .ci/run keeps the output of a skggm build that failed.
+SKGGM_BUILD_LOG = Path(sys.prefix) / "skggm-build.log"
+
+
+def _skggm_absent(exc: Exception, build_log: Path, installed: str | None) -> str:
+    """Why skggm cannot be used here, recommending only what was not tried.
+
+    Installed but not importable: the import error. A build that failed (.ci/run
+    kept its output): the error it ended on, with no advice to build it again.
+    Never tried: how it builds.
+    """
+    if installed is not None:
+        return (
+            f"skggm {installed} is installed but cannot be imported here: "
+            f"{type(exc).__name__}: {exc}"
+        )
+    if build_log.is_file():
+        lines = build_log.read_text(errors="replace").splitlines()
+        # The compiler's or linker's message comes before pip's summary of it.
+        errors = [x.strip() for x in lines if re.search("cannot find|error:", x, re.I)]
+        cause = errors[0] if errors else next((x for x in reversed(lines) if x), "")
+        return f"skggm did not build here: {cause} (the build's output: {build_log})"
+    return (
+        "skggm is not installed. It builds with a C++ compiler and LAPACK's "
+        "development files (Debian: g++ liblapack-dev) and without build isolation "
+        "(its setup imports Cython): 'pip install Cython wheel', then 'pip install "
+        "--no-build-isolation skggm'"
+    )
+
+
+def test_skggm_skip_reason_never_recommends_the_build_that_just_failed(tmp_path):
+    log = tmp_path / "skggm-build.log"
+    error = ModuleNotFoundError("No module named 'inverse_covariance'")
+    never_tried = _skggm_absent(error, log, installed=None)
+    assert "liblapack-dev" in never_tried and "--no-build-isolation" in never_tried
+    log.write_text(
+        "  building 'inverse_covariance.pyquic.pyquic' extension\n"
+        "  /usr/bin/ld: cannot find -llapack: No such file or directory\n"
+        "  error: command '/usr/bin/g++' failed with exit code 1\n"
+        "ERROR: Failed building wheel for skggm\n"
+    )
+    failed = _skggm_absent(error, log, installed=None)
+    assert "cannot find -llapack" in failed and str(log) in failed
+    assert "pip install" not in failed
+    broken = _skggm_absent(ImportError("sklearn.utils.fixes"), log, installed="0.2.8")
+    assert broken.startswith("skggm 0.2.8 is installed but cannot be imported")
+    assert "pip install" not in broken
 
 
 @pytest.fixture
@@ -317,12 +366,11 @@ def quic(monkeypatch):
             warnings.simplefilter("ignore")
             from inverse_covariance import QuicGraphicalLasso
     except Exception as exc:  # not installed, or it needs more shims here
-        pytest.skip(
-            "skggm (inverse_covariance) cannot be imported here: "
-            f"{type(exc).__name__}: {exc}. 'pip install skggm' does not build "
-            "with build isolation (its setup imports Cython); install Cython and "
-            "wheel, then 'pip install --no-build-isolation skggm'"
-        )
+        try:
+            installed = importlib.metadata.version("skggm")
+        except importlib.metadata.PackageNotFoundError:
+            installed = None
+        pytest.skip(_skggm_absent(exc, SKGGM_BUILD_LOG, installed))
     return QuicGraphicalLasso()
 
 

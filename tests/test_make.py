@@ -1,0 +1,107 @@
+"""The Makefile's targets, run by make with stand-ins for the virtual environment.
+
+A stand-in ``.venv`` (its stamp newer than pyproject.toml, so nothing is installed)
+holds a ``python`` and a ``skggm-bench`` that write down how they were called;
+``PATH`` decides whether R is there. What is checked is what make runs, in what
+order, and what it prints -- not the commands themselves (tests/test_cli.py).
+"""
+
+import shutil
+import subprocess
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# By its full path: the tests give make a PATH of their own.
+MAKE = shutil.which("make")
+
+pytestmark = pytest.mark.skipif(MAKE is None, reason="needs make")
+
+
+def _script(path: Path, body: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("#!/bin/sh\n" + textwrap.dedent(body))
+    path.chmod(0o755)
+
+
+@pytest.fixture
+def venv(tmp_path):
+    """A stand-in virtual environment whose commands log their arguments."""
+    venv = tmp_path / "venv"
+    log = tmp_path / "calls.log"
+    _script(
+        venv / "bin" / "python",
+        f"""\
+        echo "python $*" >> {log}
+        # rpy2 is not installed in this environment
+        case "$*" in *"import rpy2"*) exit 1 ;; esac
+        """,
+    )
+    # The real command's stdout after a run is its next commands, nothing else
+    # (tests/test_cli.py::test_next_commands_are_given_as_they_can_be_typed).
+    _script(
+        venv / "bin" / "skggm-bench",
+        f"""\
+        echo "skggm-bench $*" >> {log}
+        case "$1" in
+        run) echo "done: 360 rows" >&2
+             echo "next: $0 leaderboard"
+             echo "      $0 report" ;;
+        report) echo "report written to quick-report/report.html" ;;
+        esac
+        """,
+    )
+    (venv / ".installed").touch()  # newer than pyproject.toml: no install
+    return venv, log
+
+
+def make(target, venv, path):
+    done = subprocess.run(
+        [MAKE, "-s", target, f"VENV={venv}"],
+        cwd=ROOT,
+        env={"PATH": path, "HOME": str(venv.parent)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+@pytest.mark.parametrize("r_present", [True, False])
+def test_make_installs_the_r_extra_where_r_is(venv, tmp_path, r_present):
+    venv, log = venv
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    if r_present:
+        _script(tools / "Rscript", "exit 0\n")
+    make("r-extra", venv, str(tools))
+    calls = log.read_text() if log.exists() else ""
+    assert ("-m pip install -q -e .[r]" in calls) == r_present
+
+
+def test_make_test_depends_on_the_r_extra():
+    dry = subprocess.run(
+        [MAKE, "-n", "-p", "test"], cwd=ROOT, capture_output=True, text=True,
+        timeout=120,
+    )  # fmt: skip
+    (rule,) = [line for line in dry.stdout.splitlines() if line.startswith("test:")]
+    assert "r-extra" in rule.split()
+
+
+def test_make_run_says_the_next_commands_after_the_report_it_makes(venv, tmp_path):
+    venv, log = venv
+    out = make("run", venv, str(tmp_path))
+    lines = out.splitlines()
+    assert log.read_text().splitlines() == ["skggm-bench run", "skggm-bench report"]
+    # No suggestion to make the report that make then makes itself...
+    assert lines[0] == "report written to quick-report/report.html"
+    assert not any(line.startswith("next:") for line in lines)
+    # ...and, once it is made, the commands that show the results again.
+    assert lines[1:] == [
+        f"again: {venv}/bin/skggm-bench leaderboard",
+        f"       {venv}/bin/skggm-bench report",
+    ]
