@@ -435,3 +435,26 @@ def test_finished_fits_with_warnings_are_named_in_the_findings():
         sentence
     )
     assert " a in " not in sentence and " c in " not in sentence
+
+
+def test_every_pair_selected_gives_the_f1_the_notes_state():
+    """With every pair selected the precision is the true density d and the recall
+    1, so F1 = 2d / (1 + d), not d: the findings and the notes say so, and no
+    page of the package or its docs states the false formula."""
+    from pathlib import Path
+
+    d = 0.2
+    every = "selected every pair"
+    frame = _study(UNCHANGED, message=lambda name: every * (name == "c"))
+    frame.loc[frame.learner == "c", "f1"] = 2 * d / (1 + d)
+    analysis = analyse(frame, "f1", n_bootstrap=100)
+    formula = "the precision is the density d of the true graph and F1 is 2d / (1 + d)"
+    [sentence] = [s for s in findings(analysis) if s.startswith("Edge decisions")]
+    assert formula in sentence
+    notes = leaderboard_table(analysis.board).notes
+    notes += rank_shift_table(analysis.comparisons[0].shift, analysis.selection).notes
+    assert sum(formula in note for note in notes) == 2
+    root = Path(__file__).parents[2]
+    pages = [*(root / "skggm_bench").rglob("*.py"), *(root / "docs").glob("*.md")]
+    false = re.compile(r"F1 is (just )?the\s+density", re.S)
+    assert not [page.name for page in pages if false.search(page.read_text())]

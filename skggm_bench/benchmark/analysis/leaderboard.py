@@ -478,9 +478,9 @@ def selection_summary(frame: pd.DataFrame) -> pd.DataFrame:
     """How often each learner selected every pair, or no pair, in its ``ok`` fits.
 
     A learner whose estimate is dense (a shrinkage covariance) selects every pair:
-    its edge metrics then describe its threshold (its F1 is the density of the
-    true graph), not its ranking of the pairs. The harness says so in the
-    ``message`` of each such row.
+    its edge metrics then describe its threshold (its precision is the density d
+    of the true graph, its F1 2d / (1 + d)), not its ranking of the pairs. The
+    harness says so in the ``message`` of each such row.
 
     Parameters
     ----------

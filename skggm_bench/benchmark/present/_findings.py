@@ -23,6 +23,7 @@ from ..analysis.leaderboard import ALL_TIED
 from ._formatting import format_interval
 from ._tables import failure_table
 from ._wording import (
+    EVERY_PAIR_F1,
     HEADERS,
     best_and_others,
     describe_group,
@@ -601,9 +602,9 @@ def _selection_sentences(analysis: Analysis) -> list[str]:
         "Edge decisions that say little: "
         + "; ".join(parts)
         + ". Such a selection says nothing about how the learner ranks the pairs "
-        "(with every pair selected, F1 is the density of the true graph): compare "
-        "these learners by the threshold-free roc_auc or average_precision, or "
-        "decide their edges with LocalFDRSelector (skggm_bench.learners)."
+        f"({EVERY_PAIR_F1}): compare these learners by the threshold-free roc_auc "
+        "or average_precision, or decide their edges with LocalFDRSelector "
+        "(skggm_bench.learners)."
     ]
 
 

@@ -29,6 +29,7 @@ from ._formatting import (
     format_rank_shift,
 )
 from ._wording import (
+    EVERY_PAIR_F1,
     HEADERS,
     MISSING,
     best_and_others,
@@ -85,9 +86,8 @@ _EDGES = "edges"
 _SELECTION_NOTE = (
     'edges "every pair": the learner selected every pair in its successful fits '
     '("every pair 3/6": in 3 of its 6), "no pair": it selected none; its edge '
-    "metrics then describe that threshold (with every pair selected, F1 is the "
-    "density of the true graph), not how it ranks the pairs: compare it by "
-    "roc_auc or average_precision."
+    f"metrics then describe that threshold ({EVERY_PAIR_F1}), not how it ranks "
+    "the pairs: compare it by roc_auc or average_precision."
 )
 
 
@@ -97,9 +97,9 @@ _SELECTION_NOTE = (
 _SELECTION_GRID_NOTE = (
     'edges "every pair": the learner selected every pair in its successful fits '
     'over the whole grid, all generators together ("every pair 3/6": in 3 of its '
-    '6), "no pair": none; its edge metrics then describe that threshold (with '
-    "every pair selected, F1 is the density of the true graph), not how it ranks "
-    "the pairs: compare it by roc_auc or average_precision."
+    f'6), "no pair": none; its edge metrics then describe that threshold '
+    f"({EVERY_PAIR_F1}), not how it ranks the pairs: compare it by roc_auc or "
+    "average_precision."
 )
 
 # The critical-difference lists mark learners by their fits over the whole grid

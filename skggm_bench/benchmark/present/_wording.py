@@ -24,6 +24,13 @@ from ._formatting import format_interval
 #: What a cell shows where there is no value.
 MISSING = "\u2013"
 
+#: What the edge metrics of a learner that selected every pair say: its precision
+#: is the share of true edges among all pairs, and its recall 1.
+EVERY_PAIR_F1 = (
+    "with every pair selected, the precision is the density d of the true graph "
+    "and F1 is 2d / (1 + d)"
+)
+
 
 # Readable headers for the grid columns.
 HEADERS = {
