@@ -83,10 +83,10 @@ import scipy.stats
 from sklearn.utils import check_random_state
 
 from ..results._messages import (
-    first_warning_class,
     selection_remark,
     short_reason,
     undefined_reason,
+    warning_classes,
 )
 from ..results._schema import GRID_COLUMNS
 from ._ranking import (
@@ -533,11 +533,14 @@ def selection_summary(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def warning_summary(frame: pd.DataFrame) -> pd.DataFrame:
-    """How many of each learner's ``ok`` fits raised a warning, and of which class.
+    """How many of each learner's ``ok`` fits raised a warning, and of which classes.
 
     Such a fit has values and is ranked like any other (a ``ConvergenceWarning``
-    usually means an estimate short of the solver's optimum); its row's
-    ``message`` gives the first warning, by which the fits are counted here.
+    usually means an estimate short of the solver's optimum). Each row's
+    ``message`` names every class of warning its fit raised; a fit counts once
+    for each class it raised, so the counts of the classes can add up to more
+    than ``n_warned``. Rows of older stores name only their first warning: for
+    them only its class is known.
 
     Parameters
     ----------
@@ -548,8 +551,8 @@ def warning_summary(frame: pd.DataFrame) -> pd.DataFrame:
     -------
     pandas.DataFrame
         One row per learner with such fits (sorted by name): ``learner``,
-        ``n_ok``, ``n_warned`` and ``classes``, the classes of the first
-        warnings with their counts, most frequent first
+        ``n_ok``, ``n_warned`` (fits that raised any warning) and ``classes``,
+        per class the fits that raised it, most frequent first
         (``"ConvergenceWarning 3, RuntimeWarning 1"``).
 
     Examples
@@ -558,19 +561,20 @@ def warning_summary(frame: pd.DataFrame) -> pd.DataFrame:
     >>> frame = pd.DataFrame({
     ...     "generator": "G", "n_features": 10, "density": 0.1, "n_samples": 50,
     ...     "repeat": [0, 0, 1, 1], "learner": ["a", "b"] * 2, "status": "ok",
-    ...     "message": ["first warning: ConvergenceWarning: x", "", "", ""]})
+    ...     "message": ["warnings: UserWarning 2, ConvergenceWarning 1; first "
+    ...                 "warning: UserWarning: x", "", "", ""]})
     >>> warning_summary(frame)
-      learner  n_ok  n_warned               classes
-    0       a     2         1  ConvergenceWarning 1
+      learner  n_ok  n_warned                              classes
+    0       a     2         1  ConvergenceWarning 1, UserWarning 1
     """
     columns = ["learner", "n_ok", "n_warned", "classes"]
     if "message" not in frame.columns:
         return pd.DataFrame(columns=columns)
     ok = frame[frame["status"] == OK]
-    classes = ok["message"].map(first_warning_class)
+    classes = ok["message"].map(warning_classes)
     rows = []
     for learner, part in classes.groupby(ok["learner"], sort=True):
-        counts = part.dropna().value_counts()
+        counts = part.explode().dropna().value_counts()
         if counts.empty:
             continue
         # value_counts sorts by count; equal counts by name, for a stable text.
@@ -579,7 +583,7 @@ def warning_summary(frame: pd.DataFrame) -> pd.DataFrame:
             {
                 "learner": learner,
                 "n_ok": len(part),
-                "n_warned": int(counts.sum()),
+                "n_warned": int((part.map(len) > 0).sum()),
                 "classes": ", ".join(f"{name} {count}" for name, count in ordered),
             }
         )

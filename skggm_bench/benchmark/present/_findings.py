@@ -620,9 +620,8 @@ def _warning_sentences(analysis: Analysis) -> list[str]:
     return [
         "Finished fits that raised a warning, ranked by their values like any "
         "other (a ConvergenceWarning usually means an estimate short of the "
-        "solver's optimum; each row's message gives its first warning): "
-        + "; ".join(parts)
-        + "."
+        "solver's optimum; a fit counts once for each class of warning it "
+        "raised): " + "; ".join(parts) + "."
     ]
 
 
