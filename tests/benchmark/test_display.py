@@ -161,7 +161,12 @@ def test_a_fall_made_by_the_learners_own_failures_says_so():
     analysis = analyse(frame, "f1", n_bootstrap=200)
     (sentence,) = [s for s in findings(analysis) if ", a keeps the 1st place" in s]
     assert "its mean rank worsens by 0.67" in sentence
-    assert "on the 10 blocks where every compared learner has a value" in sentence
+    # a's 2 failures leave 10 complete blocks, but only the 4 repeats complete on
+    # both sides are paired: the figure is computed on their 8 blocks.
+    assert (
+        "on the 8 blocks where every compared learner has a value, in the 4 repeats "
+        "with such blocks on both sides, its mean rank changes by +0.00" in sentence
+    )
     assert sentence.endswith(
         "the shift comes from failed fits, a's own among them (2 under TO), not "
         "from a change of a."
@@ -330,10 +335,12 @@ def test_complete_blocks_counted_by_hand():
     rows, blocks = complete_blocks(frame, "f1", ["density"], axis="generator")
     at = blocks.set_index(blocks.density.fillna(-1))
     # density 0.1: a and c are compared (b only under DD); b's TO failures and c's
-    # DD failure are gaps; 5 blocks have values of both a and c.
-    assert at.loc[0.1, ["n_blocks", "n_gaps", "n_complete"]].tolist() == [6, 4, 5]
-    assert at.loc[-1, ["n_blocks", "n_gaps", "n_complete"]].tolist() == [6, 1, 5]
+    # DD failure are gaps; 5 blocks have values of both a and c, 4 of them in the
+    # repeats 1 and 2, complete on both sides: the comparison pairs those.
+    assert at.loc[0.1, ["n_blocks", "n_gaps", "n_complete"]].tolist() == [6, 4, 4]
+    assert at.loc[-1, ["n_blocks", "n_gaps", "n_complete"]].tolist() == [6, 1, 4]
     assert set(rows[rows.density == 0.1].learner) == {"a", "c"}
+    assert sorted(set(rows[rows.density == 0.1].repeat)) == [1, 2]
 
 
 def test_an_ordering_that_ties_every_learner_is_not_called_missing_data():
@@ -375,12 +382,15 @@ def test_an_ordering_that_ties_every_learner_is_not_called_missing_data():
     assert "no other learner" not in first
 
 
-def test_the_rank_shift_tables_edges_column_says_it_counts_the_whole_grid():
-    """Learner b selected no pair in one fit, at density 0.3 under TO. The
-    leaderboard's edges column counts each group's fits ("no pair 1/5" in that
-    group only); the rank shift's groups pool both generators and its column
-    counts the whole grid ("no pair 1/20" in both density groups), which its
-    note must say."""
+def test_edges_marks_count_the_groups_own_fits():
+    """Learner b selected no pair in one fit, at density 0.3 under TO. Every table
+    marks it where that fit is, with that group's counts: the leaderboard "no pair
+    1/5" (TO, 0.3), the rank shift "no pair 1/10" (density 0.3, both generators
+    pooled), the critical differences "[no pair 1/5]" (TO, 0.3); the rows of the
+    other groups, where b selected pairs in every fit, carry no mark (issue 37
+    item 9, issue 42 item 5: not "[no pair 1/20]" on every row)."""
+    from skggm_bench.benchmark.present._tables import critical_difference_table
+
     rows = [
         {"generator": generator, "n_features": 10, "density": density,
          "n_samples": 50, "repeat": repeat, "learner": name, "f1": f1,
@@ -394,12 +404,30 @@ def test_the_rank_shift_tables_edges_column_says_it_counts_the_whole_grid():
     ]  # fmt: skip
     analysis = analyse(pd.DataFrame(rows), "f1", n_bootstrap=100)
     [comparison] = analysis.comparisons
-    shift = rank_shift_table(comparison.shift, analysis.selection)
-    edges = [row[shift.columns.index("edges")] for row in shift.rows]
-    assert edges.count("no pair 1/20") == 2
-    assert any("over the whole grid, all generators together" in n for n in shift.notes)
+    shift = rank_shift_table(comparison.shift, comparison.selection)
+    edges = {(row[0], row[1]): row[shift.columns.index("edges")] for row in shift.rows}
+    assert edges == {
+        ("0.1", "a"): "", ("0.1", "b"): "", ("0.1", "c"): "",
+        ("0.3", "a"): "", ("0.3", "b"): "no pair 1/10", ("0.3", "c"): "",
+    }  # fmt: skip
+    assert any("of the group, both sides together" in n for n in shift.notes)
+    # Given the whole grid's counts, the table says so.
+    whole = rank_shift_table(comparison.shift, analysis.selection)
+    assert [row[whole.columns.index("edges")] for row in whole.rows].count(
+        "no pair 1/20"
+    ) == 2
+    assert any("over the whole grid, all generators together" in n for n in whole.notes)
     board = leaderboard_table(analysis.board)
-    assert not any("over the whole grid" in n for n in board.notes)
+    marked = [row[:3] for row in board.rows if row[board.columns.index("edges")]]
+    assert marked == [["TO", "0.3", "b"]]
+    differences = critical_difference_table(analysis.cd, analysis.cd_selection)
+    lists = {tuple(row[:2]): " ".join(row[2:]) for row in differences.rows}
+    assert [key for key, text in lists.items() if "no pair" in text] == [("TO", "0.3")]
+    assert "b [no pair 1/5] (2.00)" in lists["TO", "0.3"]
+    assert differences.notes[0].startswith(
+        "[every pair] after a name: the learner selected every pair in its "
+        "successful fits of the group"
+    )
 
 
 def test_finished_fits_with_warnings_are_named_in_the_findings():

@@ -474,7 +474,7 @@ def _selection_counts(frame: pd.DataFrame, group_columns: list[str]) -> pd.DataF
     return counts.groupby(keys, dropna=False, sort=False).sum().reset_index()
 
 
-def selection_summary(frame: pd.DataFrame) -> pd.DataFrame:
+def selection_summary(frame: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFrame:
     """How often each learner selected every pair, or no pair, in its ``ok`` fits.
 
     A learner whose estimate is dense (a shrinkage covariance) selects every pair:
@@ -486,13 +486,17 @@ def selection_summary(frame: pd.DataFrame) -> pd.DataFrame:
     ----------
     frame : pandas.DataFrame
         Benchmark results (with their ``message`` column).
+    by : sequence of str, default=()
+        Columns of ``frame`` that split the counts (e.g. the groups of a table):
+        a learner is then counted in each group on its fits there. By default
+        over the whole table.
 
     Returns
     -------
     pandas.DataFrame
-        One row per learner with such fits (sorted by name): ``learner``,
-        ``n_ok``, ``n_every_pair``, ``n_no_pair``, ``share_every_pair`` and
-        ``share_no_pair`` (of its ``ok`` fits).
+        One row per (group and) learner with such fits (sorted): the ``by``
+        columns, ``learner``, ``n_ok``, ``n_every_pair``, ``n_no_pair``,
+        ``share_every_pair`` and ``share_no_pair`` (of its ``ok`` fits).
 
     Examples
     --------
@@ -505,8 +509,12 @@ def selection_summary(frame: pd.DataFrame) -> pd.DataFrame:
       learner  n_ok  share_every_pair
     0       a     2               1.0
     """
+    by = as_columns(by)
+    unknown = [column for column in by if column not in frame.columns]
+    if unknown:
+        raise ValueError(f"by={unknown} are not columns of the results")
     columns = [
-        "learner", "n_ok", "n_every_pair", "n_no_pair", "share_every_pair",
+        *by, "learner", "n_ok", "n_every_pair", "n_no_pair", "share_every_pair",
         "share_no_pair",
     ]  # fmt: skip
     if "message" not in frame.columns:
@@ -514,15 +522,13 @@ def selection_summary(frame: pd.DataFrame) -> pd.DataFrame:
     ok = frame[frame["status"] == OK]
     remark = ok["message"].map(selection_remark)
     counts = (
-        pd.DataFrame(
-            {
-                "learner": ok["learner"],
-                "n_ok": 1,
-                "n_every_pair": (remark == "selected every pair").astype(int),
-                "n_no_pair": (remark == "selected no pair").astype(int),
-            }
+        ok[[*by, "learner"]]
+        .assign(
+            n_ok=1,
+            n_every_pair=(remark == "selected every pair").astype(int),
+            n_no_pair=(remark == "selected no pair").astype(int),
         )
-        .groupby("learner", sort=True)
+        .groupby([*by, "learner"], sort=True, dropna=False)
         .sum()
         .reset_index()
     )

@@ -17,7 +17,16 @@ import numpy as np
 import pandas as pd
 
 from ...metrics import get_metric
-from ..analysis._analysis import Analysis, Comparison
+from ..analysis._analysis import (
+    COMPLETE_ONLY,
+    FROM_FAILURES,
+    REVERSED,
+    SIGNIFICANT,
+    TOO_FEW,
+    Analysis,
+    Comparison,
+    shift_verdicts,
+)
 from ..analysis._ranking import MIN_REPEATS
 from ..analysis.leaderboard import ALL_TIED
 from ._formatting import format_interval
@@ -207,22 +216,30 @@ def _complete_winner(
     )
 
 
-def _shift_sentences(analysis: Analysis) -> list[str]:
-    """The largest changes of mean rank, over every comparison and group.
+# The order of the rank shifts in the findings: significant changes of the
+# learner first, then shifts made by failed fits, then the rest.
+_TIER = {SIGNIFICANT: 0, COMPLETE_ONLY: 0, REVERSED: 0, FROM_FAILURES: 1}
 
-    Where some block of a group lacks a value of a compared learner, the change
-    is judged on the complete blocks (:func:`~._analysis.complete_blocks`), and
-    ordered by its size there: a learner that "moves" only because others
+
+def _shift_sentences(analysis: Analysis) -> list[str]:
+    """The most telling changes of mean rank, over every comparison and group.
+
+    Each shift is judged by :func:`~..analysis._analysis.shift_verdicts`: where
+    some block of a group lacks a value of a compared learner, on the complete
+    blocks. Significant changes of a learner come first, then the shifts that
+    failed fits make, then the others; within each, the largest change (on the
+    blocks that judge it) first. A learner that "moves" only because others
     failed is never headlined as a change of that learner.
     """
     label = metric_label(analysis.metric)
     candidates = []
     for comparison in analysis.comparisons:
         shift = comparison.shift
+        verdicts = shift_verdicts(comparison)
         by = list(shift.attrs.get("by", ()))
         complete = _records(comparison.complete_shift, by)
         moved = (shift["comparison"] == "compared") & (shift["rank_gain"] != 0)
-        for record in shift[moved].to_dict("records"):
+        for index, record in shift[moved].iterrows():
             key = [record[c] for c in by]
             counts = _block_counts(comparison.blocks, by, key)
             other = complete.get((*_key(key), record["learner"]))
@@ -235,12 +252,46 @@ def _shift_sentences(analysis: Analysis) -> list[str]:
                 if other is None
                 else abs(other["rank_gain"])
             )
-            candidates.append((size, comparison, by, record, other, counts))
-    candidates.sort(key=lambda item: -item[0])
-    return [
-        _shift_sentence(label, comparison, by, record, other, counts)
-        for _, comparison, by, record, other, counts in candidates[:_MAX_SENTENCES]
-    ]
+            verdict = verdicts[index]
+            candidates.append(
+                (
+                    (_TIER.get(verdict, 2), -size),
+                    _shift_sentence(
+                        label, comparison, by, record, other, counts, verdict
+                    ),
+                )
+            )
+    candidates.sort(key=lambda item: item[0])
+    return [sentence for _, sentence in candidates[:_MAX_SENTENCES]]
+
+
+def _crossed(shift: pd.DataFrame, by: list[str], record: Mapping[str, Any]) -> str:
+    """Who passed a learner whose place moved against its mean rank, or ""."""
+    gain = round(record["rank_gain"], 2)
+    before, after = record["position_from"], record["position_to"]
+    fell = after > before and gain >= 0
+    rose = after < before and gain <= 0
+    if not (fell or rose):
+        return ""
+    mask = np.ones(len(shift), dtype=bool)
+    for column in by:
+        value = record[column]
+        cells = shift[column]
+        mask &= (cells.isna() if pd.isna(value) else cells == value).to_numpy()
+    others = shift[mask & (shift["learner"] != record["learner"]).to_numpy()]
+    was = others["mean_rank_from"].to_numpy(float)
+    now = others["mean_rank_to"].to_numpy(float)
+    with np.errstate(invalid="ignore"):
+        if fell:  # now ahead of it, and not ahead before
+            passed = (now < record["mean_rank_to"]) & ~(was < record["mean_rank_from"])
+        else:  # now behind it, and not behind before
+            passed = (now > record["mean_rank_to"]) & ~(was > record["mean_rank_from"])
+    names = list(others.loc[passed, "learner"])
+    if not names:
+        return ""
+    verb = "is" if len(names) == 1 else "are"
+    where = "ahead of" if fell else "behind"
+    return f" ({_names(names)} {verb} now ranked {where} it)"
 
 
 def _shift_sentence(
@@ -250,6 +301,7 @@ def _shift_sentence(
     record: Mapping[str, Any],
     other: Mapping[str, Any] | None,
     counts: tuple[int, int, int],
+    verdict: str,
 ) -> str:
     learner = record["learner"]
     gain = record["rank_gain"]
@@ -264,19 +316,17 @@ def _shift_sentence(
     else:
         verb = "rises" if after < before else "falls"
         move = f"{verb} from {_ordinal(before)} {source} to {_ordinal(after)} {target}"
+        move += _crossed(comparison.shift, by, record)
     change = _gain_text(gain, low, high, thin)
     where = describe_group(by, [record[c] for c in by])
     opening = f"By {label}{f' ({where})' if where else ''}, {learner} {move}; {change}"
     n_blocks, n_gaps, n_complete = counts
     if not n_gaps:
-        verdict = (
-            _too_few(n)
-            if thin
-            else "a significant change"
-            if record["significant"]
-            else "not significant: the interval includes no change"
-        )
-        return f"{opening}, {verdict}."
+        text = {
+            TOO_FEW: _too_few(n),
+            SIGNIFICANT: "a significant change",
+        }.get(verdict, "not significant: its interval includes 0")
+        return f"{opening}, {text}."
     share = _without_value(n_blocks, n_gaps)
     own = [
         f"{int(failed)} {side}"
@@ -297,26 +347,38 @@ def _shift_sentence(
             f"{share}, and no block has a value of every compared learner on both "
             f"sides: the shift comes from {origin}, {not_learner}"
         )
-    else:
-        m = int(other["n_repeats"])
-        there = _gain_text(
-            other["rank_gain"],
-            other["rank_gain_low"],
-            other["rank_gain_high"],
-            m < MIN_REPEATS,
+        return f"{opening}. {tail[0].upper()}{tail[1:]}."
+    m = int(other["n_repeats"])
+    there = _gain_text(
+        other["rank_gain"],
+        other["rank_gain_low"],
+        other["rank_gain_high"],
+        m < MIN_REPEATS,
+    )
+    plural = "repeat" if m == 1 else "repeats"
+    on = (
+        f"on the {n_complete} blocks where every compared learner has a value, in "
+        f"the {m} {plural} with such blocks on both sides"
+    )
+    strong = {
+        SIGNIFICANT: ", a significant change there too",
+        COMPLETE_ONLY: ", a significant change there, which failed fits mask on "
+        "all blocks",
+        REVERSED: f", a significant change the other way: {origin} reverse it",
+    }
+    if verdict in strong:
+        verdict_text = strong[verdict]
+    elif round(other["rank_gain"], 2) == 0:  # no change where all have a value
+        verdict_text = f": the shift comes from {origin}, {not_learner}"
+    elif verdict == FROM_FAILURES:
+        verdict_text = (
+            f", not significant: the shift comes from {origin}, {not_learner}"
         )
-        on = f"on the {n_complete} blocks where every compared learner has a value"
-        same = np.sign(other["rank_gain"]) == np.sign(gain)
-        thin = m < MIN_REPEATS
-        if other["significant"] and same and not thin:
-            verdict = ", a significant change there too"
-        elif other["significant"] and not thin:
-            verdict = f", the other way: {origin} reverse it"
-        elif thin and round(other["rank_gain"], 2) != 0:
-            verdict = f", {_too_few(m)}"
-        else:
-            verdict = f": the shift comes from {origin}, {not_learner}"
-        tail = f"{share}; {on}, {there}{verdict}"
+    elif verdict == TOO_FEW:
+        verdict_text = f", {_too_few(m)}"
+    else:
+        verdict_text = ", not significant"
+    tail = f"{share}; {on}, {there}{verdict_text}"
     return f"{opening}. {tail[0].upper()}{tail[1:]}."
 
 

@@ -53,7 +53,12 @@ import pandas as pd
 
 from ... import __version__
 from ...metrics import get_metric
-from ..analysis._analysis import REFERENCE_GENERATOR, Analysis, analyse
+from ..analysis._analysis import (
+    REFERENCE_GENERATOR,
+    Analysis,
+    analyse,
+    shift_verdicts,
+)
 from ..analysis._ranking import MIN_REPEATS
 from ..analysis.leaderboard import DEFAULT_TIE_TOLERANCE
 from ._findings import findings
@@ -196,7 +201,9 @@ def _comparisons(analysis: Analysis, figures: _Figures | None) -> list[dict]:
                 "title": _comparison_title(
                     comparison.axis, comparison.source, comparison.target
                 ),
-                "table": rank_shift_table(comparison.shift, analysis.selection),
+                "table": rank_shift_table(
+                    comparison.shift, comparison.selection, shift_verdicts(comparison)
+                ),
                 "figure": figure,
             }
         )
@@ -318,7 +325,7 @@ def _context(
         "board": leaderboard_table(analysis.board),
         "overall": leaderboard_table(analysis.overall),
         "critical_differences": critical_difference_table(
-            analysis.cd, analysis.selection
+            analysis.cd, analysis.cd_selection
         ),
         "comparisons": [
             item | {"files": table_files[stem]}
