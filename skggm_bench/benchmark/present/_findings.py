@@ -480,9 +480,22 @@ def _agreement_sentence(comparison: Comparison, scale: str) -> str:
         (agreement["scope"] == "group") & (agreement["comparison"] == "compared")
     ]
     if len(groups) > 1:
+        # The range of the groups' taus, named as such: the whole grid pools the
+        # groups' blocks into one ordering, so its tau can lie outside that range.
         lowest = groups.loc[groups["tau"].idxmin()]
-        place = describe_group(by, [lowest[c] for c in by])
-        sentence += f"; lowest ({place}): {tau_text(lowest)}"
+        highest = groups.loc[groups["tau"].idxmax()]
+        low_place = describe_group(by, [lowest[c] for c in by])
+        high_place = describe_group(by, [highest[c] for c in by])
+        sentence += (
+            f"; per group ({' x '.join(HEADERS.get(c, c) for c in by)}): "
+            f"{tau_text(lowest)} at the lowest ({low_place}), "
+            f"{tau_text(highest)} at the highest ({high_place})"
+        )
+        if not lowest["tau"] <= overall["tau"] <= highest["tau"]:
+            sentence += (
+                ", a range that excludes the whole grid's tau: the whole grid ranks "
+                "the learners over all groups' blocks together"
+            )
     n = overall["n_repeats"]
     if not pd.isna(n) and n < MIN_REPEATS:
         sentence += f"; {_too_few(int(n))} how closely they agree"
@@ -511,6 +524,15 @@ def _critical_difference_sentences(analysis: Analysis) -> list[str]:
         f"Friedman tests at level {alpha:g}: the learners' mean ranks differ in "
         f"{len(different)} of {len(groups)} groups ({what})"
     )
+    tested = [_block_counts(analysis.cd_blocks, by, key) for key, _ in groups]
+    n_blocks = sum(counts[0] for counts in tested)
+    n_gaps = sum(counts[1] for counts in tested)
+    if n_gaps:
+        opening += (
+            f"; {n_gaps} of their {n_blocks} blocks ({100 * n_gaps / n_blocks:.0f}%) "
+            "hold a fit without a value (failed, timed out, missing or undefined), "
+            "ranked last"
+        )
     fewest = min(repeats.get(_key(key), 0) for key, _ in groups)
     if fewest < MIN_REPEATS:
         opening += (
@@ -532,22 +554,29 @@ def _critical_difference_sentences(analysis: Analysis) -> list[str]:
         if n_gaps:
             evidence += f"; {_without_value(n_blocks, n_gaps)}"
         n = repeats.get(_key(key), 0)
+        rank = f"mean rank {best[0][1]:.2f}"
+        if len(best) == 1:
+            leader, verb = f"{best[0][0]} ({rank})", "ranks"
+        else:
+            leader = f"{_names([name for name, _ in best])} (each {rank})"
+            verb = "share the best mean rank and rank"
         if worse and n < MIN_REPEATS:
             names = _names([name for name, _ in worse])
             sentences.append(
-                f"{where}, {best[0]} (mean rank {best[1]:.2f}) ranks ahead of "
-                f"{names}, but {_too_few(n)} ({evidence})."
+                f"{where}, {leader} {verb} ahead of {names}, but {_too_few(n)} "
+                f"({evidence})."
             )
         elif worse:
             names = _names([name for name, _ in worse])
+            better = "is" if len(best) == 1 else "are"
             sentences.append(
-                f"{where}, {best[0]} (mean rank {best[1]:.2f}) "
-                f"is significantly better than {names} ({evidence})."
+                f"{where}, {leader} {better} significantly better than {names} "
+                f"({evidence})."
             )
         else:
             sentences.append(
-                f"{where}, no learner is significantly worse "
-                f"than the best, {best[0]} (mean rank {best[1]:.2f}; {evidence})."
+                f"{where}, no learner is significantly worse than the best, "
+                f"{leader[:-1]}; {evidence})."
             )
     return sentences
 
@@ -565,11 +594,27 @@ def _failure_sentences(analysis: Analysis) -> list[str]:
     )
     table = failure_table(frame)
     if table.rows:
-        _, message, fits, learners, _ = table.rows[0]
-        sentence += (
-            f". The most frequent message ({fits} fits; {learners}): "
-            f"\u201c{message}\u201d"
-        )
+        # Every message as frequent as the first: one of them is not "the" most
+        # frequent.
+        top = [row for row in table.rows if row[2] == table.rows[0][2]]
+        quoted = [
+            f"\u201c{message}\u201d ({learners})"
+            for _, message, _, learners, _ in top[:_MAX_SENTENCES]
+        ]
+        more = len(top) - len(quoted)
+        if len(top) == 1:
+            _, message, fits, learners, _ = top[0]
+            sentence += (
+                f". The most frequent message ({fits} fits; {learners}): "
+                f"\u201c{message}\u201d"
+            )
+        else:
+            sentence += (
+                f". {len(top)} messages tie as the most frequent, with "
+                f"{top[0][2]} fits each: " + "; ".join(quoted)
+            )
+            if more:
+                sentence += f"; and {more} more (see the table of failures)"
     return [
         sentence + ".",
         *_failure_rate_sentences(analysis),

@@ -34,7 +34,7 @@ from ..analysis._analysis import (
 )
 from ..analysis._ranking import MIN_REPEATS
 from ._formatting import (
-    THIN_MARK,
+    THIN_NOTE,
     format_leaderboard,
     format_rank_shift,
 )
@@ -69,16 +69,6 @@ __all__ = [
 
 # Failure messages are cut (at a word boundary) to this many characters.
 _MESSAGE_WIDTH = 160
-
-
-# The note under every table with intervals from fewer than MIN_REPEATS repeats.
-_THIN_NOTE = (
-    f"{THIN_MARK} An interval over fewer than {MIN_REPEATS} repeats (n = {{n}} "
-    "here): n repeats give only C(2n - 1, n) distinct bootstrap resamples (35 at "
-    "n = 4), too few to put 2.5% in each tail, so its bounds are the extreme "
-    "resamples rather than a 95% interval. Read it as the range seen; no "
-    'difference it shows is called significant ("too few" in a table).'
-)
 
 
 _DEGENERATE_NOTE = (
@@ -279,7 +269,7 @@ def _interval_notes(cells: Iterable[str], repeats: Iterable[Any]) -> list[str]:
     notes = []
     thin = sorted({int(n) for n in repeats if not pd.isna(n) and int(n) < MIN_REPEATS})
     if thin:
-        notes.append(_THIN_NOTE.format(n=", ".join(map(str, thin))))
+        notes.append(THIN_NOTE.format(n=", ".join(map(str, thin))))
     for cell in cells:
         match = _INTERVAL.search(cell)
         if match and match[1] == match[2] == match[3]:
@@ -509,7 +499,7 @@ def critical_difference_table(
                 "blocks": int(first["n_blocks"]),
                 "Friedman p": p_value_text(first["p_value"]),
                 "CD": cell_text(round(first["critical_difference"], 2)),
-                "best (mean rank)": MISSING if best is None else _ranked(best),
+                "best (mean rank)": ", ".join(map(_ranked, best)) or MISSING,
                 "not significantly worse": ", ".join(map(_ranked, close)) or MISSING,
                 "significantly worse": ", ".join(map(_ranked, worse)) or MISSING,
             }
