@@ -207,9 +207,20 @@ def _complete_winner(
     if set(leaders) == set(names):
         still = "still ranks" if len(names) == 1 else "still share the"
         return f"{opening}; {on}, {_names(names)} {still} first."
-    verb = "ranks" if len(leaders) == 1 else "share the"
     row = part[part["position"] == 1].iloc[0]
     rank = format_interval(row["mean_rank"], row["rank_low"], row["rank_high"])
+    if set(leaders) < set(names):
+        # Some of the first place's sharers lead alone there.
+        dropped = [name for name in names if name not in leaders]
+        lead = (
+            "ranks first alone" if len(leaders) == 1 else "alone share the first place"
+        )
+        whose = _names([f"{name}'s" for name in dropped])
+        return (
+            f"{opening}; {on}, {_names(leaders)} {lead} (mean rank {rank}): "
+            f"{whose} share of the first place comes from failed fits."
+        )
+    verb = "ranks" if len(leaders) == 1 else "share the"
     return (
         f"{opening}; {on}, {_names(leaders)} {verb} first instead (mean rank "
         f"{rank}): the lead above comes from failed fits."
