@@ -486,3 +486,150 @@ def test_every_pair_selected_gives_the_f1_the_notes_state():
     pages = [*(root / "skggm_bench").rglob("*.py"), *(root / "docs").glob("*.md")]
     false = re.compile(r"F1 is (just )?the\s+density", re.S)
     assert not [page.name for page in pages if false.search(page.read_text())]
+
+
+# --------------------------------------------------------------------------------------
+# Issues 37 and 42: shifts headlined by their verdict, sentences that do not confuse
+# --------------------------------------------------------------------------------------
+
+
+def _ranked_study(orders, repeats, densities=(0.1,)):
+    """Rows whose F1 gives each learner the rank ``orders[generator][learner][r]``
+    in repeat r (1 the best)."""
+    rows = []
+    for density in densities:
+        for generator, by_learner in orders.items():
+            for learner, ranks in by_learner.items():
+                for repeat in range(repeats):
+                    rows.append(dict(
+                        generator=generator, n_features=10, density=density,
+                        n_samples=50, repeat=repeat, learner=learner,
+                        f1=0.9 - 0.1 * ranks[repeat], status="ok",
+                        message=""))  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_a_significant_shift_leads_the_findings_over_a_larger_uncertain_one():
+    """y improves by 0.83 in every repeat but one (significant); x by 1.00 on
+    average, +3 in four repeats and -3 in two (its interval includes 0). The
+    headline is y's, and x's sentence says "not significant" (issue 37 item 7)."""
+    orders = {
+        "DD": {"x": [4, 4, 4, 4, 1, 1], "y": [3, 3, 3, 3, 3, 2],
+               "u": [1, 2, 1, 2, 2, 3], "v": [2, 1, 2, 1, 4, 4]},
+        "TO": {"x": [1, 1, 1, 1, 4, 4], "y": [2, 2, 2, 2, 2, 2],
+               "u": [3, 3, 3, 3, 1, 1], "v": [4, 4, 4, 4, 3, 3]},
+    }  # fmt: skip
+    analysis = analyse(_ranked_study(orders, 6), "f1", n_bootstrap=1000)
+    shift = analysis.comparisons[0].shift.set_index("learner")
+    assert shift.loc["y", "significant"] and not shift.loc["x", "significant"]
+    assert shift.loc["x", "rank_gain"] > shift.loc["y", "rank_gain"]
+    sentences = [s for s in findings(analysis) if s.startswith("By F1")]
+    assert ", y rises" in sentences[0] and sentences[0].endswith(
+        "a significant change."
+    )
+    [x] = [s for s in sentences if ", x " in s]
+    assert x.endswith("not significant: its interval includes 0.")
+
+
+def test_the_rank_shift_table_does_not_call_a_shift_made_by_failures_significant():
+    """b and c rise significantly on all blocks only because a fails under TO:
+    the table's significant column says "no (failures)", with its rule in a
+    note (issue 37 item 7)."""
+    from skggm_bench.benchmark.analysis._analysis import shift_verdicts
+
+    frame = _study(UNCHANGED, fails=lambda g, learner, r: g == "TO" and learner == "a")
+    analysis = analyse(frame, "f1", n_bootstrap=200)
+    [comparison] = analysis.comparisons
+    assert comparison.shift.set_index("learner")["significant"][["b", "c"]].all()
+    table = rank_shift_table(
+        comparison.shift, comparison.selection, shift_verdicts(comparison)
+    )
+    column = table.columns.index("significant")
+    cells = {row[1]: row[column] for row in table.rows}
+    assert cells == {"a": "no", "b": "no (failures)", "c": "no (failures)"}
+    assert any(note.startswith("significant: the interval excludes 0 and") for note
+               in table.notes)  # fmt: skip
+    assert "no (failures)" in text_report(analysis)
+
+
+def test_a_place_lost_while_the_mean_rank_improves_is_explained():
+    """L falls from 2nd to 3rd while its mean rank improves by 0.20: B passed it.
+    The sentence names B, and the table explains the two columns (issue 42)."""
+    orders = {
+        "DD": {"A": [1, 1, 1, 1, 1], "L": [2, 2, 2, 3, 3], "B": [3, 3, 3, 2, 2]},
+        "TO": {"A": [1, 2, 1, 2, 3], "L": [3, 3, 3, 1, 1], "B": [2, 1, 2, 3, 2]},
+    }
+    analysis = analyse(_ranked_study(orders, 5), "f1", n_bootstrap=200)
+    [sentence] = [s for s in findings(analysis) if ", L " in s]
+    assert sentence.startswith(
+        "By F1 (density 0.1), L falls from 2nd under DD to 3rd under TO (B is now "
+        "ranked ahead of it); its mean rank improves by 0.20"
+    )
+    table = rank_shift_table(analysis.comparisons[0].shift)
+    assert any(note.startswith("A position counts the learners ranked ahead")
+               for note in table.notes)  # fmt: skip
+
+
+def test_tied_most_frequent_messages_are_all_named():
+    """Two messages, 3 fits each: neither is "the most frequent" (issue 37 item 9)."""
+    frame = _study(UNCHANGED, fails=lambda g, learner, r: learner != "a" and r < 3)
+    frame.loc[(frame.learner == "b") & (frame.status != "ok"), "message"] = "A: x"
+    frame.loc[(frame.learner == "c") & (frame.status != "ok"), "message"] = "B: y"
+    [sentence] = [s for s in findings(analyse(frame, "f1", n_bootstrap=100))
+                  if "did not finish" in s]  # fmt: skip
+    assert "The most frequent message" not in sentence
+    assert sentence.endswith(
+        "2 messages tie as the most frequent, with 6 fits each: \u201cA: x\u201d (b "
+        "(6)); \u201cB: y\u201d (c (6))."
+    )
+
+
+def test_learners_sharing_the_best_mean_rank_are_named_together():
+    """a and b tie at the best mean rank: the critical-difference finding and
+    table name both, not the first by name alone (issue 42 item 5)."""
+    from skggm_bench.benchmark.present._tables import critical_difference_table
+
+    orders = {g: {"a": [1.5] * 6, "b": [1.5] * 6, "c": [3] * 6} for g in ("DD", "TO")}
+    analysis = analyse(_ranked_study(orders, 6), "f1", n_bootstrap=100)
+    [sentence, *_] = [s for s in findings(analysis) if "significantly better" in s]
+    assert sentence.startswith(
+        "Under DD, density 0.1, a and b (each mean rank 1.50) are significantly "
+        "better than c"
+    )
+    table = critical_difference_table(analysis.cd, analysis.cd_selection)
+    best = table.columns.index("best (mean rank)")
+    assert table.rows[0][best] == "a (1.50), b (1.50)"
+
+
+def test_a_drawn_density_reads_rounded_in_prose_and_tables():
+    """A drawn graph's density such as 0.0383673 reads 0.0384 (issue 42 item 5)."""
+    frame = _study(UNCHANGED)
+    frame["density"] = 0.0383673
+    analysis = analyse(frame, "f1", n_bootstrap=100)
+    text = text_report(analysis)
+    assert "0.0383673" not in text and "density 0.0384" in text
+    assert leaderboard_table(analysis.board).rows[0][1] == "0.0384"
+
+
+def test_formatted_tables_print_the_key_of_their_dagger():
+    """format_leaderboard and format_rank_shift print the key of † under the
+    table, and only when a † is shown (issue 42 item 2)."""
+    from skggm_bench.benchmark.analysis.leaderboard import leaderboard, rank_shift
+    from skggm_bench.benchmark.present import format_leaderboard, format_rank_shift
+
+    key = "\u2020 An interval over fewer than 5 repeats (n = 4 here)"
+    for repeats, shown in ((4, True), (5, False)):
+        frame = _study(UNCHANGED | {"TO": {"a": 0.3, "b": 0.5, "c": 0.8}},
+                       repeats=repeats)  # fmt: skip
+        tables = [
+            format_leaderboard(leaderboard(frame, "f1")),
+            format_rank_shift(rank_shift(frame, "f1", "DD", "TO")),
+        ]
+        for table in tables:
+            assert (key in table.to_string(index=False)) is shown
+            for text in (repr(table), str(table)):
+                # A wide repr may hide the marked columns: then no key either.
+                body = text.split("\n\n\u2020")[0]
+                assert (key in text) is ("\u2020" in body)
+            # Slices keep the key.
+            assert (key in table.iloc[:2].to_string()) is shown
