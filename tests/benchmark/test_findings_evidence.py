@@ -480,3 +480,105 @@ def test_every_finding_of_an_audit_like_study_is_true_of_its_rows(study):
     # The warner raised both classes in every fit; its first warning alone would
     # have hidden the ConvergenceWarning.
     assert tally["warner", "ConvergenceWarning"] == tally["warner", "UserWarning"] == 40
+
+
+# --------------------------------------------------------------------------------------
+# Issue 42: the sentences that confused a newcomer, on the quick preset's own rows
+# --------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def quick():
+    """The whole quick preset (about a minute on 2 cores): only the whole grid
+    shows every case at once -- a tau over the whole grid below every group's, a
+    place lost while the mean rank improves, two learners at the best mean rank,
+    a learner that selected no pair in some groups only."""
+    from skggm_bench.benchmark.config import get_preset
+
+    with contextlib.redirect_stderr(io.StringIO()):
+        frame = get_preset("quick").make_benchmark(n_jobs=2).run().frame
+    return frame, analyse(frame, "f1", n_bootstrap=1000)
+
+
+@pytest.mark.slow
+def test_the_quick_presets_sentences_say_what_they_mean(quick):
+    from skggm_bench.benchmark.present._tables import (
+        critical_difference_table,
+        rank_shift_table,
+    )
+    from skggm_bench.benchmark.present._text import text_report
+
+    frame, analysis = quick
+    sentences = findings(analysis)
+    text = text_report(analysis)
+    [comparison] = analysis.comparisons
+    # Kendall's tau: the groups' range is named as such, with the whole grid's
+    # tau outside it said to be.
+    agreement = comparison.agreement
+    groups = agreement[agreement.scope == "group"].set_index("density").tau
+    whole = agreement[agreement.scope == "overall"].tau.iloc[0]
+    [tau] = [s for s in sentences if s.startswith("Kendall's tau")]
+    assert not groups.min() <= whole <= groups.max()  # the case the issue met
+    assert "; lowest (" not in tau
+    assert f"{figure(groups.min())} (" in tau.split("at the lowest")[0][-40:]
+    assert f"at the lowest (density {groups.idxmin():g})" in tau
+    assert f"at the highest (density {groups.idxmax():g})" in tau
+    assert "a range that excludes the whole grid's tau" in tau
+    # The edges marks count each group's own fits, recomputed from the rows.
+    pairs = 30 * 29 // 2
+    ok = frame[frame.status == "ok"]
+    differences = critical_difference_table(analysis.cd, analysis.cd_selection)
+    for row in differences.rows:
+        generator, density = row[0], float(row[1])
+        group = ok[(ok.generator == generator) & (ok.density == density)]
+        for name, mark in re.findall(r"(\w+) \[(.*?)\]", " ".join(row[2:])):
+            fits = group[group.learner == name]
+            none = int((fits.n_selected_edges == 0).sum())
+            assert mark == f"no pair {none}/{len(fits)}"
+        for name, fits in group.groupby("learner"):
+            if not (
+                (fits.n_selected_edges == 0) | (fits.n_selected_edges == pairs)
+            ).any():
+                assert f"{name} [" not in " ".join(row[2:])
+    shift = rank_shift_table(
+        comparison.shift, comparison.selection, shift_verdicts(comparison)
+    )
+    edges = shift.columns.index("edges")
+    for row in shift.rows:
+        fits = ok[(ok.density == float(row[0])) & (ok.learner == row[1])]
+        none = int((fits.n_selected_edges == 0).sum())
+        assert row[edges] == (f"no pair {none}/{len(fits)}" if none else "")
+    assert "[no pair" in text and "no pair" in " ".join(map(" ".join, shift.rows))
+    # A place lost while the mean rank improves is explained under the table.
+    moved = comparison.shift
+    crossed = moved[
+        ((moved.places_gained < 0) & (moved.rank_gain.round(2) >= 0))
+        | ((moved.places_gained > 0) & (moved.rank_gain.round(2) <= 0))
+    ]
+    assert len(crossed)  # shrink, 5th -> 6th at density 0.25, +0.07
+    assert any(
+        note.startswith("A position counts the learners") for note in shift.notes
+    )
+    for learner in crossed.learner:
+        for sentence in sentences:
+            if sentence.startswith("By F1") and f", {learner} " in sentence:
+                assert "now ranked" in sentence.split(";")[0]
+    # Learners at the same best mean rank are named together, in the finding as
+    # in the table.
+    tied = 0
+    for sentence in sentences:
+        match = re.match(
+            rf"Under (\w+), density ({NUMBER}), (.*?) \((?:each )?mean rank", sentence
+        )
+        if not match:
+            continue
+        part = analysis.cd[
+            (analysis.cd.generator == match[1])
+            & (analysis.cd.density == float(match[2]))
+        ]
+        best = part[np.isclose(part.mean_rank, part.mean_rank.min())].learner
+        assert sorted(re.split(r", | and ", match[3])) == sorted(best)
+        tied += len(best) > 1
+    assert tied  # adalasso and lasso at 1.73, under TO at density 0.25
+    # No raw density in prose.
+    assert not re.search(r"density \d\.\d{4,}", text)
