@@ -33,12 +33,16 @@ def test_readme_blocks_each_run_on_their_own():
     assert np.all(radius2 < 1)
     _, printed = run_alone(leaderboard)
     # A readable table: every column, no pandas truncation, fits 100 columns.
-    lines = printed.splitlines()
+    table, *key = printed.split("\n\n")
+    lines = table.splitlines()
     assert lines[0].split()[:4] == ["generator", "density", "learner", "position"]
     assert "mean rank (95% CI)" in lines[0] and "tied with" in lines[0]
     assert len(lines) == 1 + 2 * 2 * 2  # header + generators x densities x learners
     assert "..." not in printed and "rows x" not in printed
-    assert max(len(line) for line in lines) <= 100
+    assert max(len(line) for line in printed.splitlines()) <= 100
+    # A dagger is printed with its key (issue 42).
+    assert bool(key) is ("\u2020" in table)
+    assert not key or key[0].startswith("\u2020 An interval over fewer than 5")
 
 
 def test_getting_started_python_example_runs():

@@ -9,6 +9,7 @@ import them; the findings sentences and the front ends' tables are in
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +49,7 @@ class KeyedFrame(pd.DataFrame):
 
     Examples
     --------
+    >>> from skggm_bench.benchmark.present import KeyedFrame
     >>> table = KeyedFrame({"mean rank": ["1.00 (1.00–1.00)†"]})
     >>> table.notes = ["† thin"]
     >>> print(table.to_string(index=False))
@@ -67,7 +69,9 @@ class KeyedFrame(pd.DataFrame):
     def to_string(self, buf: Any = None, *args: Any, **kwargs: Any) -> str | None:
         text = super().to_string(None, *args, **kwargs)
         if THIN_MARK in text and self.notes:
-            text += "\n\n" + "\n".join(self.notes)
+            # The key is wrapped to the table's width (80 at least).
+            width = max(80, *(len(line) for line in text.splitlines()))
+            text += "\n\n" + "\n".join(textwrap.fill(n, width) for n in self.notes)
         if buf is None:
             return text
         if hasattr(buf, "write"):
