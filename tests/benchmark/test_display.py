@@ -633,3 +633,20 @@ def test_formatted_tables_print_the_key_of_their_dagger():
                 assert (key in text) is ("\u2020" in body)
             # Slices keep the key.
             assert (key in table.iloc[:2].to_string()) is shown
+
+
+def test_the_reports_bump_chart_draws_no_shift_made_by_failures_as_solid():
+    """The bump chart's solid lines follow the table's significant column: b and
+    c, lifted by a's failures only, are dashed (issue 37 item 7)."""
+    from skggm_bench.benchmark.present.report import _comparisons
+
+    class Figures:
+        def add(self, figure, *_):
+            self.figure = figure
+
+    frame = _study(UNCHANGED, fails=lambda g, learner, r: g == "TO" and learner == "a")
+    figures = Figures()
+    [item] = _comparisons(analyse(frame, "f1", n_bootstrap=200), figures)
+    lines = {line.get_label(): line for line in figures.figure.axes[0].get_lines()}
+    assert {lines[name].get_linestyle() for name in ("b", "c")} == {"--"}
+    assert "no (failures)" in " ".join(map(" ".join, item["table"].rows))

@@ -60,6 +60,7 @@ class KeyedFrame(pd.DataFrame):
     """
 
     _metadata = ["notes"]
+    #: The key of the marks, one paragraph each.
     notes: list[str] = []
 
     @property
@@ -67,6 +68,20 @@ class KeyedFrame(pd.DataFrame):
         return KeyedFrame
 
     def to_string(self, buf: Any = None, *args: Any, **kwargs: Any) -> str | None:
+        """The table as text, as :meth:`pandas.DataFrame.to_string`, then the
+        key of :data:`THIN_MARK` when the text shows one.
+
+        Parameters
+        ----------
+        buf : str, path or writable buffer, default=None
+            Where to write; None returns the text.
+        *args, **kwargs
+            As :meth:`pandas.DataFrame.to_string`.
+
+        Returns
+        -------
+        str or None
+        """
         text = super().to_string(None, *args, **kwargs)
         if THIN_MARK in text and self.notes:
             # The key is wrapped to the table's width (80 at least).
