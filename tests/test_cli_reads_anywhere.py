@@ -116,7 +116,7 @@ def test_run_counts_the_fits_warnings_and_prints_one_line_per_class(study):
     _, first, second = study
     line = (
         "warnings: learner 'mine' raised UserWarning 2 times in 2 of 2 fits "
-        "(counted in the n_warnings column; each row's message gives its first)"
+        "(counted in the n_warnings column; each row's message names their classes)"
     )
     for run in (first, second):
         assert run.stderr.count("warnings: ") == 1, run.stderr

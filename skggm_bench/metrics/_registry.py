@@ -215,8 +215,9 @@ def selection_remark(edges: NDArray[np.bool_]) -> str | None:
     """``"selected every pair"`` / ``"selected no pair"`` for such a graph, or None.
 
     A learner whose estimate is dense (a shrinkage covariance: partial
-    correlations are never exactly zero) selects every pair, and its F1 is just
-    the density of the true graph; one that selects nothing has F1 0. Either way
+    correlations are never exactly zero) selects every pair: its precision is
+    the density d of the true graph, its recall 1 and its F1 just 2d / (1 + d);
+    one that selects nothing has F1 0. Either way
     its edge metrics describe its threshold, not its ranking of the pairs: the
     threshold-free ``roc_auc`` and ``average_precision`` do.
 

@@ -161,7 +161,12 @@ def test_a_fall_made_by_the_learners_own_failures_says_so():
     analysis = analyse(frame, "f1", n_bootstrap=200)
     (sentence,) = [s for s in findings(analysis) if ", a keeps the 1st place" in s]
     assert "its mean rank worsens by 0.67" in sentence
-    assert "on the 10 blocks where every compared learner has a value" in sentence
+    # a's 2 failures leave 10 complete blocks, but only the 4 repeats complete on
+    # both sides are paired: the figure is computed on their 8 blocks.
+    assert (
+        "on the 8 blocks where every compared learner has a value, in the 4 repeats "
+        "with such blocks on both sides, its mean rank changes by +0.00" in sentence
+    )
     assert sentence.endswith(
         "the shift comes from failed fits, a's own among them (2 under TO), not "
         "from a change of a."
@@ -330,10 +335,12 @@ def test_complete_blocks_counted_by_hand():
     rows, blocks = complete_blocks(frame, "f1", ["density"], axis="generator")
     at = blocks.set_index(blocks.density.fillna(-1))
     # density 0.1: a and c are compared (b only under DD); b's TO failures and c's
-    # DD failure are gaps; 5 blocks have values of both a and c.
-    assert at.loc[0.1, ["n_blocks", "n_gaps", "n_complete"]].tolist() == [6, 4, 5]
-    assert at.loc[-1, ["n_blocks", "n_gaps", "n_complete"]].tolist() == [6, 1, 5]
+    # DD failure are gaps; 5 blocks have values of both a and c, 4 of them in the
+    # repeats 1 and 2, complete on both sides: the comparison pairs those.
+    assert at.loc[0.1, ["n_blocks", "n_gaps", "n_complete"]].tolist() == [6, 4, 4]
+    assert at.loc[-1, ["n_blocks", "n_gaps", "n_complete"]].tolist() == [6, 1, 4]
     assert set(rows[rows.density == 0.1].learner) == {"a", "c"}
+    assert sorted(set(rows[rows.density == 0.1].repeat)) == [1, 2]
 
 
 def test_an_ordering_that_ties_every_learner_is_not_called_missing_data():
@@ -375,12 +382,15 @@ def test_an_ordering_that_ties_every_learner_is_not_called_missing_data():
     assert "no other learner" not in first
 
 
-def test_the_rank_shift_tables_edges_column_says_it_counts_the_whole_grid():
-    """Learner b selected no pair in one fit, at density 0.3 under TO. The
-    leaderboard's edges column counts each group's fits ("no pair 1/5" in that
-    group only); the rank shift's groups pool both generators and its column
-    counts the whole grid ("no pair 1/20" in both density groups), which its
-    note must say."""
+def test_edges_marks_count_the_groups_own_fits():
+    """Learner b selected no pair in one fit, at density 0.3 under TO. Every table
+    marks it where that fit is, with that group's counts: the leaderboard "no pair
+    1/5" (TO, 0.3), the rank shift "no pair 1/10" (density 0.3, both generators
+    pooled), the critical differences "[no pair 1/5]" (TO, 0.3); the rows of the
+    other groups, where b selected pairs in every fit, carry no mark (issue 37
+    item 9, issue 42 item 5: not "[no pair 1/20]" on every row)."""
+    from skggm_bench.benchmark.present._tables import critical_difference_table
+
     rows = [
         {"generator": generator, "n_features": 10, "density": density,
          "n_samples": 50, "repeat": repeat, "learner": name, "f1": f1,
@@ -394,12 +404,30 @@ def test_the_rank_shift_tables_edges_column_says_it_counts_the_whole_grid():
     ]  # fmt: skip
     analysis = analyse(pd.DataFrame(rows), "f1", n_bootstrap=100)
     [comparison] = analysis.comparisons
-    shift = rank_shift_table(comparison.shift, analysis.selection)
-    edges = [row[shift.columns.index("edges")] for row in shift.rows]
-    assert edges.count("no pair 1/20") == 2
-    assert any("over the whole grid, all generators together" in n for n in shift.notes)
+    shift = rank_shift_table(comparison.shift, comparison.selection)
+    edges = {(row[0], row[1]): row[shift.columns.index("edges")] for row in shift.rows}
+    assert edges == {
+        ("0.1", "a"): "", ("0.1", "b"): "", ("0.1", "c"): "",
+        ("0.3", "a"): "", ("0.3", "b"): "no pair 1/10", ("0.3", "c"): "",
+    }  # fmt: skip
+    assert any("of the group, both sides together" in n for n in shift.notes)
+    # Given the whole grid's counts, the table says so.
+    whole = rank_shift_table(comparison.shift, analysis.selection)
+    assert [row[whole.columns.index("edges")] for row in whole.rows].count(
+        "no pair 1/20"
+    ) == 2
+    assert any("over the whole grid, all generators together" in n for n in whole.notes)
     board = leaderboard_table(analysis.board)
-    assert not any("over the whole grid" in n for n in board.notes)
+    marked = [row[:3] for row in board.rows if row[board.columns.index("edges")]]
+    assert marked == [["TO", "0.3", "b"]]
+    differences = critical_difference_table(analysis.cd, analysis.cd_selection)
+    lists = {tuple(row[:2]): " ".join(row[2:]) for row in differences.rows}
+    assert [key for key, text in lists.items() if "no pair" in text] == [("TO", "0.3")]
+    assert "b [no pair 1/5] (2.00)" in lists["TO", "0.3"]
+    assert differences.notes[0].startswith(
+        "[every pair] after a name: the learner selected every pair in its "
+        "successful fits of the group"
+    )
 
 
 def test_finished_fits_with_warnings_are_named_in_the_findings():
@@ -435,3 +463,190 @@ def test_finished_fits_with_warnings_are_named_in_the_findings():
         sentence
     )
     assert " a in " not in sentence and " c in " not in sentence
+
+
+def test_every_pair_selected_gives_the_f1_the_notes_state():
+    """With every pair selected the precision is the true density d and the recall
+    1, so F1 = 2d / (1 + d), not d: the findings and the notes say so, and no
+    page of the package or its docs states the false formula."""
+    from pathlib import Path
+
+    d = 0.2
+    every = "selected every pair"
+    frame = _study(UNCHANGED, message=lambda name: every * (name == "c"))
+    frame.loc[frame.learner == "c", "f1"] = 2 * d / (1 + d)
+    analysis = analyse(frame, "f1", n_bootstrap=100)
+    formula = "the precision is the density d of the true graph and F1 is 2d / (1 + d)"
+    [sentence] = [s for s in findings(analysis) if s.startswith("Edge decisions")]
+    assert formula in sentence
+    notes = leaderboard_table(analysis.board).notes
+    notes += rank_shift_table(analysis.comparisons[0].shift, analysis.selection).notes
+    assert sum(formula in note for note in notes) == 2
+    root = Path(__file__).parents[2]
+    pages = [*(root / "skggm_bench").rglob("*.py"), *(root / "docs").glob("*.md")]
+    false = re.compile(r"F1 is (just )?the\s+density", re.S)
+    assert not [page.name for page in pages if false.search(page.read_text())]
+
+
+# --------------------------------------------------------------------------------------
+# Issues 37 and 42: shifts headlined by their verdict, sentences that do not confuse
+# --------------------------------------------------------------------------------------
+
+
+def _ranked_study(orders, repeats, densities=(0.1,)):
+    """Rows whose F1 gives each learner the rank ``orders[generator][learner][r]``
+    in repeat r (1 the best)."""
+    rows = []
+    for density in densities:
+        for generator, by_learner in orders.items():
+            for learner, ranks in by_learner.items():
+                for repeat in range(repeats):
+                    rows.append(dict(
+                        generator=generator, n_features=10, density=density,
+                        n_samples=50, repeat=repeat, learner=learner,
+                        f1=0.9 - 0.1 * ranks[repeat], status="ok",
+                        message=""))  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_a_significant_shift_leads_the_findings_over_a_larger_uncertain_one():
+    """y improves by 0.83 in every repeat but one (significant); x by 1.00 on
+    average, +3 in four repeats and -3 in two (its interval includes 0). The
+    headline is y's, and x's sentence says "not significant" (issue 37 item 7)."""
+    orders = {
+        "DD": {"x": [4, 4, 4, 4, 1, 1], "y": [3, 3, 3, 3, 3, 2],
+               "u": [1, 2, 1, 2, 2, 3], "v": [2, 1, 2, 1, 4, 4]},
+        "TO": {"x": [1, 1, 1, 1, 4, 4], "y": [2, 2, 2, 2, 2, 2],
+               "u": [3, 3, 3, 3, 1, 1], "v": [4, 4, 4, 4, 3, 3]},
+    }  # fmt: skip
+    analysis = analyse(_ranked_study(orders, 6), "f1", n_bootstrap=1000)
+    shift = analysis.comparisons[0].shift.set_index("learner")
+    assert shift.loc["y", "significant"] and not shift.loc["x", "significant"]
+    assert shift.loc["x", "rank_gain"] > shift.loc["y", "rank_gain"]
+    sentences = [s for s in findings(analysis) if s.startswith("By F1")]
+    assert ", y rises" in sentences[0] and sentences[0].endswith(
+        "a significant change."
+    )
+    [x] = [s for s in sentences if ", x " in s]
+    assert x.endswith("not significant: its interval includes 0.")
+
+
+def test_the_rank_shift_table_does_not_call_a_shift_made_by_failures_significant():
+    """b and c rise significantly on all blocks only because a fails under TO:
+    the table's significant column says "no (failures)", with its rule in a
+    note (issue 37 item 7)."""
+    from skggm_bench.benchmark.analysis._analysis import shift_verdicts
+
+    frame = _study(UNCHANGED, fails=lambda g, learner, r: g == "TO" and learner == "a")
+    analysis = analyse(frame, "f1", n_bootstrap=200)
+    [comparison] = analysis.comparisons
+    assert comparison.shift.set_index("learner")["significant"][["b", "c"]].all()
+    table = rank_shift_table(
+        comparison.shift, comparison.selection, shift_verdicts(comparison)
+    )
+    column = table.columns.index("significant")
+    cells = {row[1]: row[column] for row in table.rows}
+    assert cells == {"a": "no", "b": "no (failures)", "c": "no (failures)"}
+    assert any(note.startswith("significant: the interval excludes 0 and") for note
+               in table.notes)  # fmt: skip
+    assert "no (failures)" in text_report(analysis)
+
+
+def test_a_place_lost_while_the_mean_rank_improves_is_explained():
+    """L falls from 2nd to 3rd while its mean rank improves by 0.20: B passed it.
+    The sentence names B, and the table explains the two columns (issue 42)."""
+    orders = {
+        "DD": {"A": [1, 1, 1, 1, 1], "L": [2, 2, 2, 3, 3], "B": [3, 3, 3, 2, 2]},
+        "TO": {"A": [1, 2, 1, 2, 3], "L": [3, 3, 3, 1, 1], "B": [2, 1, 2, 3, 2]},
+    }
+    analysis = analyse(_ranked_study(orders, 5), "f1", n_bootstrap=200)
+    [sentence] = [s for s in findings(analysis) if ", L " in s]
+    assert sentence.startswith(
+        "By F1 (density 0.1), L falls from 2nd under DD to 3rd under TO (B is now "
+        "ranked ahead of it); its mean rank improves by 0.20"
+    )
+    table = rank_shift_table(analysis.comparisons[0].shift)
+    assert any(note.startswith("A position counts the learners ranked ahead")
+               for note in table.notes)  # fmt: skip
+
+
+def test_tied_most_frequent_messages_are_all_named():
+    """Two messages, 3 fits each: neither is "the most frequent" (issue 37 item 9)."""
+    frame = _study(UNCHANGED, fails=lambda g, learner, r: learner != "a" and r < 3)
+    frame.loc[(frame.learner == "b") & (frame.status != "ok"), "message"] = "A: x"
+    frame.loc[(frame.learner == "c") & (frame.status != "ok"), "message"] = "B: y"
+    [sentence] = [s for s in findings(analyse(frame, "f1", n_bootstrap=100))
+                  if "did not finish" in s]  # fmt: skip
+    assert "The most frequent message" not in sentence
+    assert sentence.endswith(
+        "2 messages tie as the most frequent, with 6 fits each: \u201cA: x\u201d (b "
+        "(6)); \u201cB: y\u201d (c (6))."
+    )
+
+
+def test_learners_sharing_the_best_mean_rank_are_named_together():
+    """a and b tie at the best mean rank: the critical-difference finding and
+    table name both, not the first by name alone (issue 42 item 5)."""
+    from skggm_bench.benchmark.present._tables import critical_difference_table
+
+    orders = {g: {"a": [1.5] * 6, "b": [1.5] * 6, "c": [3] * 6} for g in ("DD", "TO")}
+    analysis = analyse(_ranked_study(orders, 6), "f1", n_bootstrap=100)
+    [sentence, *_] = [s for s in findings(analysis) if "significantly better" in s]
+    assert sentence.startswith(
+        "Under DD, density 0.1, a and b (each mean rank 1.50) are significantly "
+        "better than c"
+    )
+    table = critical_difference_table(analysis.cd, analysis.cd_selection)
+    best = table.columns.index("best (mean rank)")
+    assert table.rows[0][best] == "a (1.50), b (1.50)"
+
+
+def test_a_drawn_density_reads_rounded_in_prose_and_tables():
+    """A drawn graph's density such as 0.0383673 reads 0.0384 (issue 42 item 5)."""
+    frame = _study(UNCHANGED)
+    frame["density"] = 0.0383673
+    analysis = analyse(frame, "f1", n_bootstrap=100)
+    text = text_report(analysis)
+    assert "0.0383673" not in text and "density 0.0384" in text
+    assert leaderboard_table(analysis.board).rows[0][1] == "0.0384"
+
+
+def test_formatted_tables_print_the_key_of_their_dagger():
+    """format_leaderboard and format_rank_shift print the key of † under the
+    table, and only when a † is shown (issue 42 item 2)."""
+    from skggm_bench.benchmark.analysis.leaderboard import leaderboard, rank_shift
+    from skggm_bench.benchmark.present import format_leaderboard, format_rank_shift
+
+    key = "\u2020 An interval over fewer than 5 repeats (n = 4 here)"
+    for repeats, shown in ((4, True), (5, False)):
+        frame = _study(UNCHANGED | {"TO": {"a": 0.3, "b": 0.5, "c": 0.8}},
+                       repeats=repeats)  # fmt: skip
+        tables = [
+            format_leaderboard(leaderboard(frame, "f1")),
+            format_rank_shift(rank_shift(frame, "f1", "DD", "TO")),
+        ]
+        for table in tables:
+            assert (key in table.to_string(index=False)) is shown
+            for text in (repr(table), str(table)):
+                # A wide repr may hide the marked columns: then no key either.
+                body = text.split("\n\n\u2020")[0]
+                assert (key in text) is ("\u2020" in body)
+            # Slices keep the key.
+            assert (key in table.iloc[:2].to_string()) is shown
+
+
+def test_the_reports_bump_chart_draws_no_shift_made_by_failures_as_solid():
+    """The bump chart's solid lines follow the table's significant column: b and
+    c, lifted by a's failures only, are dashed (issue 37 item 7)."""
+    from skggm_bench.benchmark.present.report import _comparisons
+
+    class Figures:
+        def add(self, figure, *_):
+            self.figure = figure
+
+    frame = _study(UNCHANGED, fails=lambda g, learner, r: g == "TO" and learner == "a")
+    figures = Figures()
+    [item] = _comparisons(analyse(frame, "f1", n_bootstrap=200), figures)
+    lines = {line.get_label(): line for line in figures.figure.axes[0].get_lines()}
+    assert {lines[name].get_linestyle() for name in ("b", "c")} == {"--"}
+    assert "no (failures)" in " ".join(map(" ".join, item["table"].rows))

@@ -12,6 +12,7 @@ from sklearn.base import BaseEstimator
 from sklearn.covariance import LedoitWolf
 
 from skggm_bench.benchmark import Benchmark
+from skggm_bench.benchmark.analysis.leaderboard import warning_summary
 from skggm_bench.benchmark.results._messages import normalise_message
 from skggm_bench.generators import DiagonalDominance
 
@@ -170,19 +171,24 @@ def test_warnings_are_counted_in_rows_and_summarised_once(capfd, n_jobs, isolate
     warned = frame[frame.learner == "warns"]
     assert (warned.n_warnings == 4).all()  # 3 ConvergenceWarning + 1 RuntimeWarning
     assert (frame[frame.learner == "lw"].n_warnings == 0).all()
-    # The first warning, normalised (no address), in the message; the same in
-    # every row, whatever the process.
+    # Every class with its count, then the first warning, normalised (no
+    # address), in the message; the same in every row, whatever the process.
     assert set(warned.message) == {
-        "selected every pair; first warning: ConvergenceWarning: Warns() at 0x... "
-        "did not converge, step 0"
+        "selected every pair; warnings: ConvergenceWarning 3, RuntimeWarning 1; "
+        "first warning: ConvergenceWarning: Warns() at 0x... did not converge, step 0"
     }
+    # Every class a fit raised is counted, not only its first warning's (issue 37).
+    assert warning_summary(frame).to_dict("records") == [
+        {"learner": "warns", "n_ok": 2, "n_warned": 2,
+         "classes": "ConvergenceWarning 2, RuntimeWarning 2"}
+    ]  # fmt: skip
     err = capfd.readouterr().err
     summary = [line for line in err.splitlines() if line.startswith("warnings:")]
     assert summary == [
         "warnings: learner 'warns' raised ConvergenceWarning 6 times in 2 of 2 fits "
-        "(counted in the n_warnings column; each row's message gives its first)",
+        "(counted in the n_warnings column; each row's message names their classes)",
         "warnings: learner 'warns' raised RuntimeWarning 2 times in 2 of 2 fits "
-        "(counted in the n_warnings column; each row's message gives its first)",
+        "(counted in the n_warnings column; each row's message names their classes)",
     ]
     assert "did not converge" not in err  # not printed by the fits
 

@@ -117,7 +117,7 @@ def test_dense_estimators_say_they_selected_every_pair(runs):
     assert (dense.status == "ok").all()
     assert (dense.n_selected_edges == PAIRS).all()
     assert dense.message.str.startswith("selected every pair").all()
-    # Their F1 is the density of the true graph, as the message warns.
+    # Their precision is the density d of the true graph, so F1 = 2d / (1 + d).
     density = dense.n_edges / PAIRS
     np.testing.assert_allclose(dense.f1, 2 * density / (1 + density))
     sparse = frame[frame.learner == "glasso"]

@@ -24,10 +24,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
 
 from ..results._schema import check_results_frame, rankable_metric
-from ._ranking import OK, block_columns
+from ._ranking import MIN_REPEATS, OK, block_columns
 from .leaderboard import (
     DEFAULT_TIE_TOLERANCE,
     critical_difference,
@@ -48,6 +49,7 @@ __all__ = [
     "analyse",
     "complete_blocks",
     "failure_rates",
+    "shift_verdicts",
 ]
 
 #: The generator every other one is compared with, when the results contain it.
@@ -77,7 +79,10 @@ def complete_blocks(
     repeat) is *complete* when each compared learner has a value in it. Ranked on
     the complete blocks alone, a learner's rank answers "how does it compare with
     the others where all of them delivered", free of the places other learners'
-    failures give away.
+    failures give away. A comparison pairs the two sides repeat by repeat (its
+    intervals resample the repeats both sides share), so with ``axis`` only the
+    complete blocks of the repeats that have complete blocks under every value of
+    ``axis`` are kept: the blocks the comparison's figures are computed on.
 
     Parameters
     ----------
@@ -99,7 +104,8 @@ def complete_blocks(
         ``n_gaps`` (of them, those in which a learner with a value somewhere in
         the group -- on either side -- has none: a failed, timed-out, missing or
         undefined fit, ranked last, which moves the others' ranks) and
-        ``n_complete`` (the complete ones).
+        ``n_complete`` (the complete ones; with ``axis``, those of the paired
+        repeats).
 
     Examples
     --------
@@ -142,6 +148,11 @@ def complete_blocks(
     n_compared = kept.groupby("_group")["learner"].transform("nunique")
     n_valid = kept.groupby("_block")["_valid"].transform("sum")
     complete = kept[n_valid == n_compared]
+    if axis is not None:
+        # Only repeats with complete blocks on every side are paired.
+        sides_there = complete.groupby(["_group", "repeat"])[axis].transform("nunique")
+        needed_there = levels.reindex(complete["_group"]).to_numpy()
+        complete = complete[sides_there.to_numpy() == needed_there]
     # Gaps: blocks where a learner with a value anywhere in the group has none.
     anywhere = keys[pairs.isin(sides.index)]
     n_present = anywhere.groupby("_group")["learner"].transform("nunique")
@@ -213,6 +224,9 @@ class Comparison:
     blocks : pandas.DataFrame
         Per group of the comparison (both sides together): ``n_blocks``,
         ``n_gaps`` and ``n_complete``, as :func:`complete_blocks`.
+    selection : pandas.DataFrame
+        :func:`~.leaderboard.selection_summary` per group of the comparison, both
+        sides together.
     """
 
     axis: str
@@ -223,6 +237,7 @@ class Comparison:
     complete_shift: pd.DataFrame | None = None
     complete_agreement: pd.DataFrame | None = None
     blocks: pd.DataFrame = field(default_factory=pd.DataFrame)
+    selection: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 @dataclass(frozen=True)
@@ -251,7 +266,9 @@ class Analysis:
         The relative difference within which values tie in every ranking.
     selection : pandas.DataFrame
         :func:`~.leaderboard.selection_summary`: the learners
-        that selected every pair or none, and how often.
+        that selected every pair or none, and how often, over the whole grid.
+    cd_selection : pandas.DataFrame
+        The same per group of :attr:`cd`.
     complete_overall : pandas.DataFrame or None
         :attr:`overall` on the complete blocks (:func:`complete_blocks`); None
         when no block is complete.
@@ -274,6 +291,7 @@ class Analysis:
     comparisons: list[Comparison]
     tie_tolerance: float = DEFAULT_TIE_TOLERANCE
     selection: pd.DataFrame = field(default_factory=pd.DataFrame)
+    cd_selection: pd.DataFrame = field(default_factory=pd.DataFrame)
     complete_overall: pd.DataFrame | None = None
     overall_blocks: pd.DataFrame = field(default_factory=pd.DataFrame)
     cd_blocks: pd.DataFrame = field(default_factory=pd.DataFrame)
@@ -394,6 +412,7 @@ def analyse(
                     if complete
                     else None,
                     blocks,
+                    selection_summary(sides, by=list(shift.attrs["by"])),
                 )
             )
     return Analysis(
@@ -406,9 +425,107 @@ def analyse(
         comparisons=comparisons,
         tie_tolerance=board.attrs["tie_tolerance"],
         selection=selection_summary(frame),
+        cd_selection=selection_summary(frame, by=list(cd.attrs["by"])),
         complete_overall=complete_overall,
         overall_blocks=overall_blocks,
         cd_blocks=cd_blocks,
         failures=failure_rates(frame),
         warned=warning_summary(frame),
     )
+
+
+#: The verdicts of :func:`shift_verdicts`.
+SIGNIFICANT = "significant"
+NOT_SIGNIFICANT = "not significant"
+TOO_FEW = "too few"
+NO_DATA = "no data"
+#: Significant on all blocks, but not on the complete blocks (or none is complete).
+FROM_FAILURES = "from failures"
+#: Significant on the complete blocks, the other way from all blocks.
+REVERSED = "reversed"
+#: Significant on the complete blocks, not on all blocks.
+COMPLETE_ONLY = "significant on the complete blocks only"
+
+
+def _group_key(values: Sequence[object]) -> tuple:
+    return tuple(None if pd.isna(v) else v for v in values)
+
+
+def shift_verdicts(comparison: Comparison) -> pd.Series:
+    """Whether each learner's rank shift is a change of the learner.
+
+    The rule of the findings and of the rank-shift table alike. In a group where
+    every block holds a value of every compared learner, the shift's own
+    interval decides: :data:`SIGNIFICANT` when it excludes 0, else
+    :data:`NOT_SIGNIFICANT` (:data:`TOO_FEW` over fewer than ``MIN_REPEATS``
+    paired repeats). In a group with gaps (a failed, missing or undefined fit
+    ranks last and lifts the others), the shift on the complete blocks
+    (:attr:`Comparison.complete_shift`) decides: :data:`SIGNIFICANT` only when
+    it is significant there and on all blocks, in the same direction;
+    :data:`FROM_FAILURES` when it is significant on all blocks only (or no
+    block is complete on both sides); :data:`REVERSED` when it is significant
+    on the complete blocks the other way; :data:`COMPLETE_ONLY` when it is
+    significant on the complete blocks alone; :data:`TOO_FEW` when either
+    judgement rests on fewer than ``MIN_REPEATS`` paired repeats. A learner
+    without a value on a side has :data:`NO_DATA`.
+
+    Parameters
+    ----------
+    comparison : Comparison
+        From :attr:`Analysis.comparisons`.
+
+    Returns
+    -------
+    pandas.Series
+        One verdict per row of ``comparison.shift``, on its index.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({
+    ...     "generator": ["DD"] * 10 + ["TO"] * 10, "n_features": 10,
+    ...     "density": 0.1, "n_samples": 50, "repeat": list(range(5)) * 4,
+    ...     "learner": (["a"] * 5 + ["b"] * 5) * 2,
+    ...     "f1": [0.9] * 5 + [0.5] * 5 + [0.4] * 5 + [0.8] * 5, "status": "ok"})
+    >>> [comparison] = analyse(frame, "f1", n_bootstrap=100).comparisons
+    >>> shift_verdicts(comparison).tolist()
+    ['significant', 'significant']
+    """
+    shift = comparison.shift
+    by = list(shift.attrs.get("by", ()))
+    complete = {}
+    if comparison.complete_shift is not None:
+        complete = {
+            (*_group_key(record[c] for c in by), record["learner"]): record
+            for record in comparison.complete_shift.to_dict("records")
+        }
+    gaps = {
+        _group_key(record[c] for c in by): record["n_gaps"]
+        for record in comparison.blocks.to_dict("records")
+    }
+    verdicts = []
+    for record in shift.to_dict("records"):
+        key = _group_key(record[c] for c in by)
+        if record["comparison"] != "compared":
+            verdicts.append(NO_DATA)
+            continue
+        if record["n_repeats"] < MIN_REPEATS:
+            verdicts.append(TOO_FEW)
+            continue
+        if not gaps.get(key, 0):
+            verdicts.append(SIGNIFICANT if record["significant"] else NOT_SIGNIFICANT)
+            continue
+        other = complete.get((*key, record["learner"]))
+        if other is None or other["comparison"] != "compared":
+            verdicts.append(FROM_FAILURES if record["significant"] else NOT_SIGNIFICANT)
+        elif other["n_repeats"] < MIN_REPEATS:
+            verdicts.append(TOO_FEW)
+        elif not other["significant"]:
+            verdicts.append(FROM_FAILURES if record["significant"] else NOT_SIGNIFICANT)
+        elif record["rank_gain"] and np.sign(other["rank_gain"]) != np.sign(
+            record["rank_gain"]
+        ):
+            verdicts.append(REVERSED)
+        else:
+            verdicts.append(SIGNIFICANT if record["significant"] else COMPLETE_ONLY)
+    return pd.Series(verdicts, index=shift.index, dtype=object)

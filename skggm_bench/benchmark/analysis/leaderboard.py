@@ -83,10 +83,10 @@ import scipy.stats
 from sklearn.utils import check_random_state
 
 from ..results._messages import (
-    first_warning_class,
     selection_remark,
     short_reason,
     undefined_reason,
+    warning_classes,
 )
 from ..results._schema import GRID_COLUMNS
 from ._ranking import (
@@ -474,25 +474,29 @@ def _selection_counts(frame: pd.DataFrame, group_columns: list[str]) -> pd.DataF
     return counts.groupby(keys, dropna=False, sort=False).sum().reset_index()
 
 
-def selection_summary(frame: pd.DataFrame) -> pd.DataFrame:
+def selection_summary(frame: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFrame:
     """How often each learner selected every pair, or no pair, in its ``ok`` fits.
 
     A learner whose estimate is dense (a shrinkage covariance) selects every pair:
-    its edge metrics then describe its threshold (its F1 is the density of the
-    true graph), not its ranking of the pairs. The harness says so in the
-    ``message`` of each such row.
+    its edge metrics then describe its threshold (its precision is the density d
+    of the true graph, its F1 2d / (1 + d)), not its ranking of the pairs. The
+    harness says so in the ``message`` of each such row.
 
     Parameters
     ----------
     frame : pandas.DataFrame
         Benchmark results (with their ``message`` column).
+    by : sequence of str, default=()
+        Columns of ``frame`` that split the counts (e.g. the groups of a table):
+        a learner is then counted in each group on its fits there. By default
+        over the whole table.
 
     Returns
     -------
     pandas.DataFrame
-        One row per learner with such fits (sorted by name): ``learner``,
-        ``n_ok``, ``n_every_pair``, ``n_no_pair``, ``share_every_pair`` and
-        ``share_no_pair`` (of its ``ok`` fits).
+        One row per (group and) learner with such fits (sorted): the ``by``
+        columns, ``learner``, ``n_ok``, ``n_every_pair``, ``n_no_pair``,
+        ``share_every_pair`` and ``share_no_pair`` (of its ``ok`` fits).
 
     Examples
     --------
@@ -505,8 +509,12 @@ def selection_summary(frame: pd.DataFrame) -> pd.DataFrame:
       learner  n_ok  share_every_pair
     0       a     2               1.0
     """
+    by = as_columns(by)
+    unknown = [column for column in by if column not in frame.columns]
+    if unknown:
+        raise ValueError(f"by={unknown} are not columns of the results")
     columns = [
-        "learner", "n_ok", "n_every_pair", "n_no_pair", "share_every_pair",
+        *by, "learner", "n_ok", "n_every_pair", "n_no_pair", "share_every_pair",
         "share_no_pair",
     ]  # fmt: skip
     if "message" not in frame.columns:
@@ -514,15 +522,13 @@ def selection_summary(frame: pd.DataFrame) -> pd.DataFrame:
     ok = frame[frame["status"] == OK]
     remark = ok["message"].map(selection_remark)
     counts = (
-        pd.DataFrame(
-            {
-                "learner": ok["learner"],
-                "n_ok": 1,
-                "n_every_pair": (remark == "selected every pair").astype(int),
-                "n_no_pair": (remark == "selected no pair").astype(int),
-            }
+        ok[[*by, "learner"]]
+        .assign(
+            n_ok=1,
+            n_every_pair=(remark == "selected every pair").astype(int),
+            n_no_pair=(remark == "selected no pair").astype(int),
         )
-        .groupby("learner", sort=True)
+        .groupby([*by, "learner"], sort=True, dropna=False)
         .sum()
         .reset_index()
     )
@@ -533,11 +539,14 @@ def selection_summary(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def warning_summary(frame: pd.DataFrame) -> pd.DataFrame:
-    """How many of each learner's ``ok`` fits raised a warning, and of which class.
+    """How many of each learner's ``ok`` fits raised a warning, and of which classes.
 
     Such a fit has values and is ranked like any other (a ``ConvergenceWarning``
-    usually means an estimate short of the solver's optimum); its row's
-    ``message`` gives the first warning, by which the fits are counted here.
+    usually means an estimate short of the solver's optimum). Each row's
+    ``message`` names every class of warning its fit raised; a fit counts once
+    for each class it raised, so the counts of the classes can add up to more
+    than ``n_warned``. Rows of older stores name only their first warning: for
+    them only its class is known.
 
     Parameters
     ----------
@@ -548,8 +557,8 @@ def warning_summary(frame: pd.DataFrame) -> pd.DataFrame:
     -------
     pandas.DataFrame
         One row per learner with such fits (sorted by name): ``learner``,
-        ``n_ok``, ``n_warned`` and ``classes``, the classes of the first
-        warnings with their counts, most frequent first
+        ``n_ok``, ``n_warned`` (fits that raised any warning) and ``classes``,
+        per class the fits that raised it, most frequent first
         (``"ConvergenceWarning 3, RuntimeWarning 1"``).
 
     Examples
@@ -558,19 +567,20 @@ def warning_summary(frame: pd.DataFrame) -> pd.DataFrame:
     >>> frame = pd.DataFrame({
     ...     "generator": "G", "n_features": 10, "density": 0.1, "n_samples": 50,
     ...     "repeat": [0, 0, 1, 1], "learner": ["a", "b"] * 2, "status": "ok",
-    ...     "message": ["first warning: ConvergenceWarning: x", "", "", ""]})
+    ...     "message": ["warnings: UserWarning 2, ConvergenceWarning 1; first "
+    ...                 "warning: UserWarning: x", "", "", ""]})
     >>> warning_summary(frame)
-      learner  n_ok  n_warned               classes
-    0       a     2         1  ConvergenceWarning 1
+      learner  n_ok  n_warned                              classes
+    0       a     2         1  ConvergenceWarning 1, UserWarning 1
     """
     columns = ["learner", "n_ok", "n_warned", "classes"]
     if "message" not in frame.columns:
         return pd.DataFrame(columns=columns)
     ok = frame[frame["status"] == OK]
-    classes = ok["message"].map(first_warning_class)
+    classes = ok["message"].map(warning_classes)
     rows = []
     for learner, part in classes.groupby(ok["learner"], sort=True):
-        counts = part.dropna().value_counts()
+        counts = part.explode().dropna().value_counts()
         if counts.empty:
             continue
         # value_counts sorts by count; equal counts by name, for a stable text.
@@ -579,7 +589,7 @@ def warning_summary(frame: pd.DataFrame) -> pd.DataFrame:
             {
                 "learner": learner,
                 "n_ok": len(part),
-                "n_warned": int(counts.sum()),
+                "n_warned": int((part.map(len) > 0).sum()),
                 "classes": ", ".join(f"{name} {count}" for name, count in ordered),
             }
         )

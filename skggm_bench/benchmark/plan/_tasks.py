@@ -705,7 +705,10 @@ def run_fit(spec: Spec, fit: Fit) -> dict:
             "message": truncate(
                 normalise_message(
                     ok_message(
-                        result["notes"], result["remarks"], result["first_warning"]
+                        result["notes"],
+                        result["remarks"],
+                        result["first_warning"],
+                        result["counts"],
                     )
                 )
             ),

@@ -4,6 +4,11 @@ CSV), figures and the HTML report of an analysis; nothing here computes a statis
 The display versions of the leaderboard's tables are public here.
 """
 
-from ._formatting import format_interval, format_leaderboard, format_rank_shift
+from ._formatting import (
+    KeyedFrame,
+    format_interval,
+    format_leaderboard,
+    format_rank_shift,
+)
 
-__all__ = ["format_interval", "format_leaderboard", "format_rank_shift"]
+__all__ = ["KeyedFrame", "format_interval", "format_leaderboard", "format_rank_shift"]

@@ -17,12 +17,22 @@ import numpy as np
 import pandas as pd
 
 from ...metrics import get_metric
-from ..analysis._analysis import Analysis, Comparison
+from ..analysis._analysis import (
+    COMPLETE_ONLY,
+    FROM_FAILURES,
+    REVERSED,
+    SIGNIFICANT,
+    TOO_FEW,
+    Analysis,
+    Comparison,
+    shift_verdicts,
+)
 from ..analysis._ranking import MIN_REPEATS
 from ..analysis.leaderboard import ALL_TIED
 from ._formatting import format_interval
 from ._tables import failure_table
 from ._wording import (
+    EVERY_PAIR_F1,
     HEADERS,
     best_and_others,
     describe_group,
@@ -197,31 +207,50 @@ def _complete_winner(
     if set(leaders) == set(names):
         still = "still ranks" if len(names) == 1 else "still share the"
         return f"{opening}; {on}, {_names(names)} {still} first."
-    verb = "ranks" if len(leaders) == 1 else "share the"
     row = part[part["position"] == 1].iloc[0]
     rank = format_interval(row["mean_rank"], row["rank_low"], row["rank_high"])
+    if set(leaders) < set(names):
+        # Some of the first place's sharers lead alone there.
+        dropped = [name for name in names if name not in leaders]
+        lead = (
+            "ranks first alone" if len(leaders) == 1 else "alone share the first place"
+        )
+        whose = _names([f"{name}'s" for name in dropped])
+        return (
+            f"{opening}; {on}, {_names(leaders)} {lead} (mean rank {rank}): "
+            f"{whose} share of the first place comes from failed fits."
+        )
+    verb = "ranks" if len(leaders) == 1 else "share the"
     return (
         f"{opening}; {on}, {_names(leaders)} {verb} first instead (mean rank "
         f"{rank}): the lead above comes from failed fits."
     )
 
 
-def _shift_sentences(analysis: Analysis) -> list[str]:
-    """The largest changes of mean rank, over every comparison and group.
+# The order of the rank shifts in the findings: significant changes of the
+# learner first, then shifts made by failed fits, then the rest.
+_TIER = {SIGNIFICANT: 0, COMPLETE_ONLY: 0, REVERSED: 0, FROM_FAILURES: 1}
 
-    Where some block of a group lacks a value of a compared learner, the change
-    is judged on the complete blocks (:func:`~._analysis.complete_blocks`), and
-    ordered by its size there: a learner that "moves" only because others
+
+def _shift_sentences(analysis: Analysis) -> list[str]:
+    """The most telling changes of mean rank, over every comparison and group.
+
+    Each shift is judged by :func:`~..analysis._analysis.shift_verdicts`: where
+    some block of a group lacks a value of a compared learner, on the complete
+    blocks. Significant changes of a learner come first, then the shifts that
+    failed fits make, then the others; within each, the largest change (on the
+    blocks that judge it) first. A learner that "moves" only because others
     failed is never headlined as a change of that learner.
     """
     label = metric_label(analysis.metric)
     candidates = []
     for comparison in analysis.comparisons:
         shift = comparison.shift
+        verdicts = shift_verdicts(comparison)
         by = list(shift.attrs.get("by", ()))
         complete = _records(comparison.complete_shift, by)
         moved = (shift["comparison"] == "compared") & (shift["rank_gain"] != 0)
-        for record in shift[moved].to_dict("records"):
+        for index, record in shift[moved].iterrows():
             key = [record[c] for c in by]
             counts = _block_counts(comparison.blocks, by, key)
             other = complete.get((*_key(key), record["learner"]))
@@ -234,12 +263,46 @@ def _shift_sentences(analysis: Analysis) -> list[str]:
                 if other is None
                 else abs(other["rank_gain"])
             )
-            candidates.append((size, comparison, by, record, other, counts))
-    candidates.sort(key=lambda item: -item[0])
-    return [
-        _shift_sentence(label, comparison, by, record, other, counts)
-        for _, comparison, by, record, other, counts in candidates[:_MAX_SENTENCES]
-    ]
+            verdict = verdicts[index]
+            candidates.append(
+                (
+                    (_TIER.get(verdict, 2), -size),
+                    _shift_sentence(
+                        label, comparison, by, record, other, counts, verdict
+                    ),
+                )
+            )
+    candidates.sort(key=lambda item: item[0])
+    return [sentence for _, sentence in candidates[:_MAX_SENTENCES]]
+
+
+def _crossed(shift: pd.DataFrame, by: list[str], record: Mapping[str, Any]) -> str:
+    """Who passed a learner whose place moved against its mean rank, or ""."""
+    gain = round(record["rank_gain"], 2)
+    before, after = record["position_from"], record["position_to"]
+    fell = after > before and gain >= 0
+    rose = after < before and gain <= 0
+    if not (fell or rose):
+        return ""
+    mask = np.ones(len(shift), dtype=bool)
+    for column in by:
+        value = record[column]
+        cells = shift[column]
+        mask &= (cells.isna() if pd.isna(value) else cells == value).to_numpy()
+    others = shift[mask & (shift["learner"] != record["learner"]).to_numpy()]
+    was = others["mean_rank_from"].to_numpy(float)
+    now = others["mean_rank_to"].to_numpy(float)
+    with np.errstate(invalid="ignore"):
+        if fell:  # now ahead of it, and not ahead before
+            passed = (now < record["mean_rank_to"]) & ~(was < record["mean_rank_from"])
+        else:  # now behind it, and not behind before
+            passed = (now > record["mean_rank_to"]) & ~(was > record["mean_rank_from"])
+    names = list(others.loc[passed, "learner"])
+    if not names:
+        return ""
+    verb = "is" if len(names) == 1 else "are"
+    where = "ahead of" if fell else "behind"
+    return f" ({_names(names)} {verb} now ranked {where} it)"
 
 
 def _shift_sentence(
@@ -249,6 +312,7 @@ def _shift_sentence(
     record: Mapping[str, Any],
     other: Mapping[str, Any] | None,
     counts: tuple[int, int, int],
+    verdict: str,
 ) -> str:
     learner = record["learner"]
     gain = record["rank_gain"]
@@ -263,19 +327,17 @@ def _shift_sentence(
     else:
         verb = "rises" if after < before else "falls"
         move = f"{verb} from {_ordinal(before)} {source} to {_ordinal(after)} {target}"
+        move += _crossed(comparison.shift, by, record)
     change = _gain_text(gain, low, high, thin)
     where = describe_group(by, [record[c] for c in by])
     opening = f"By {label}{f' ({where})' if where else ''}, {learner} {move}; {change}"
     n_blocks, n_gaps, n_complete = counts
     if not n_gaps:
-        verdict = (
-            _too_few(n)
-            if thin
-            else "a significant change"
-            if record["significant"]
-            else "not significant: the interval includes no change"
-        )
-        return f"{opening}, {verdict}."
+        text = {
+            TOO_FEW: _too_few(n),
+            SIGNIFICANT: "a significant change",
+        }.get(verdict, "not significant: its interval includes 0")
+        return f"{opening}, {text}."
     share = _without_value(n_blocks, n_gaps)
     own = [
         f"{int(failed)} {side}"
@@ -296,26 +358,38 @@ def _shift_sentence(
             f"{share}, and no block has a value of every compared learner on both "
             f"sides: the shift comes from {origin}, {not_learner}"
         )
-    else:
-        m = int(other["n_repeats"])
-        there = _gain_text(
-            other["rank_gain"],
-            other["rank_gain_low"],
-            other["rank_gain_high"],
-            m < MIN_REPEATS,
+        return f"{opening}. {tail[0].upper()}{tail[1:]}."
+    m = int(other["n_repeats"])
+    there = _gain_text(
+        other["rank_gain"],
+        other["rank_gain_low"],
+        other["rank_gain_high"],
+        m < MIN_REPEATS,
+    )
+    plural = "repeat" if m == 1 else "repeats"
+    on = (
+        f"on the {n_complete} blocks where every compared learner has a value, in "
+        f"the {m} {plural} with such blocks on both sides"
+    )
+    strong = {
+        SIGNIFICANT: ", a significant change there too",
+        COMPLETE_ONLY: ", a significant change there, which failed fits mask on "
+        "all blocks",
+        REVERSED: f", a significant change the other way: {origin} reverse it",
+    }
+    if verdict in strong:
+        verdict_text = strong[verdict]
+    elif round(other["rank_gain"], 2) == 0:  # no change where all have a value
+        verdict_text = f": the shift comes from {origin}, {not_learner}"
+    elif verdict == FROM_FAILURES:
+        verdict_text = (
+            f", not significant: the shift comes from {origin}, {not_learner}"
         )
-        on = f"on the {n_complete} blocks where every compared learner has a value"
-        same = np.sign(other["rank_gain"]) == np.sign(gain)
-        thin = m < MIN_REPEATS
-        if other["significant"] and same and not thin:
-            verdict = ", a significant change there too"
-        elif other["significant"] and not thin:
-            verdict = f", the other way: {origin} reverse it"
-        elif thin and round(other["rank_gain"], 2) != 0:
-            verdict = f", {_too_few(m)}"
-        else:
-            verdict = f": the shift comes from {origin}, {not_learner}"
-        tail = f"{share}; {on}, {there}{verdict}"
+    elif verdict == TOO_FEW:
+        verdict_text = f", {_too_few(m)}"
+    else:
+        verdict_text = ", not significant"
+    tail = f"{share}; {on}, {there}{verdict_text}"
     return f"{opening}. {tail[0].upper()}{tail[1:]}."
 
 
@@ -417,9 +491,22 @@ def _agreement_sentence(comparison: Comparison, scale: str) -> str:
         (agreement["scope"] == "group") & (agreement["comparison"] == "compared")
     ]
     if len(groups) > 1:
+        # The range of the groups' taus, named as such: the whole grid pools the
+        # groups' blocks into one ordering, so its tau can lie outside that range.
         lowest = groups.loc[groups["tau"].idxmin()]
-        place = describe_group(by, [lowest[c] for c in by])
-        sentence += f"; lowest ({place}): {tau_text(lowest)}"
+        highest = groups.loc[groups["tau"].idxmax()]
+        low_place = describe_group(by, [lowest[c] for c in by])
+        high_place = describe_group(by, [highest[c] for c in by])
+        sentence += (
+            f"; per group ({' x '.join(HEADERS.get(c, c) for c in by)}): "
+            f"{tau_text(lowest)} at the lowest ({low_place}), "
+            f"{tau_text(highest)} at the highest ({high_place})"
+        )
+        if not lowest["tau"] <= overall["tau"] <= highest["tau"]:
+            sentence += (
+                ", a range that excludes the whole grid's tau: the whole grid ranks "
+                "the learners over all groups' blocks together"
+            )
     n = overall["n_repeats"]
     if not pd.isna(n) and n < MIN_REPEATS:
         sentence += f"; {_too_few(int(n))} how closely they agree"
@@ -448,6 +535,15 @@ def _critical_difference_sentences(analysis: Analysis) -> list[str]:
         f"Friedman tests at level {alpha:g}: the learners' mean ranks differ in "
         f"{len(different)} of {len(groups)} groups ({what})"
     )
+    tested = [_block_counts(analysis.cd_blocks, by, key) for key, _ in groups]
+    n_blocks = sum(counts[0] for counts in tested)
+    n_gaps = sum(counts[1] for counts in tested)
+    if n_gaps:
+        opening += (
+            f"; {n_gaps} of their {n_blocks} blocks ({100 * n_gaps / n_blocks:.0f}%) "
+            "hold a fit without a value (failed, timed out, missing or undefined), "
+            "ranked last"
+        )
     fewest = min(repeats.get(_key(key), 0) for key, _ in groups)
     if fewest < MIN_REPEATS:
         opening += (
@@ -469,22 +565,29 @@ def _critical_difference_sentences(analysis: Analysis) -> list[str]:
         if n_gaps:
             evidence += f"; {_without_value(n_blocks, n_gaps)}"
         n = repeats.get(_key(key), 0)
+        rank = f"mean rank {best[0][1]:.2f}"
+        if len(best) == 1:
+            leader, verb = f"{best[0][0]} ({rank})", "ranks"
+        else:
+            leader = f"{_names([name for name, _ in best])} (each {rank})"
+            verb = "share the best mean rank and rank"
         if worse and n < MIN_REPEATS:
             names = _names([name for name, _ in worse])
             sentences.append(
-                f"{where}, {best[0]} (mean rank {best[1]:.2f}) ranks ahead of "
-                f"{names}, but {_too_few(n)} ({evidence})."
+                f"{where}, {leader} {verb} ahead of {names}, but {_too_few(n)} "
+                f"({evidence})."
             )
         elif worse:
             names = _names([name for name, _ in worse])
+            better = "is" if len(best) == 1 else "are"
             sentences.append(
-                f"{where}, {best[0]} (mean rank {best[1]:.2f}) "
-                f"is significantly better than {names} ({evidence})."
+                f"{where}, {leader} {better} significantly better than {names} "
+                f"({evidence})."
             )
         else:
             sentences.append(
-                f"{where}, no learner is significantly worse "
-                f"than the best, {best[0]} (mean rank {best[1]:.2f}; {evidence})."
+                f"{where}, no learner is significantly worse than the best, "
+                f"{leader[:-1]}; {evidence})."
             )
     return sentences
 
@@ -502,11 +605,27 @@ def _failure_sentences(analysis: Analysis) -> list[str]:
     )
     table = failure_table(frame)
     if table.rows:
-        _, message, fits, learners, _ = table.rows[0]
-        sentence += (
-            f". The most frequent message ({fits} fits; {learners}): "
-            f"\u201c{message}\u201d"
-        )
+        # Every message as frequent as the first: one of them is not "the" most
+        # frequent.
+        top = [row for row in table.rows if row[2] == table.rows[0][2]]
+        quoted = [
+            f"\u201c{message}\u201d ({learners})"
+            for _, message, _, learners, _ in top[:_MAX_SENTENCES]
+        ]
+        more = len(top) - len(quoted)
+        if len(top) == 1:
+            _, message, fits, learners, _ = top[0]
+            sentence += (
+                f". The most frequent message ({fits} fits; {learners}): "
+                f"\u201c{message}\u201d"
+            )
+        else:
+            sentence += (
+                f". {len(top)} messages tie as the most frequent, with "
+                f"{top[0][2]} fits each: " + "; ".join(quoted)
+            )
+            if more:
+                sentence += f"; and {more} more (see the table of failures)"
     return [
         sentence + ".",
         *_failure_rate_sentences(analysis),
@@ -601,9 +720,9 @@ def _selection_sentences(analysis: Analysis) -> list[str]:
         "Edge decisions that say little: "
         + "; ".join(parts)
         + ". Such a selection says nothing about how the learner ranks the pairs "
-        "(with every pair selected, F1 is the density of the true graph): compare "
-        "these learners by the threshold-free roc_auc or average_precision, or "
-        "decide their edges with LocalFDRSelector (skggm_bench.learners)."
+        f"({EVERY_PAIR_F1}): compare these learners by the threshold-free roc_auc "
+        "or average_precision, or decide their edges with LocalFDRSelector "
+        "(skggm_bench.learners)."
     ]
 
 
@@ -619,9 +738,8 @@ def _warning_sentences(analysis: Analysis) -> list[str]:
     return [
         "Finished fits that raised a warning, ranked by their values like any "
         "other (a ConvergenceWarning usually means an estimate short of the "
-        "solver's optimum; each row's message gives its first warning): "
-        + "; ".join(parts)
-        + "."
+        "solver's optimum; a fit counts once for each class of warning it "
+        "raised): " + "; ".join(parts) + "."
     ]
 
 

@@ -9,16 +9,100 @@ import them; the findings sentences and the front ends' tables are in
 
 from __future__ import annotations
 
+import textwrap
+from pathlib import Path
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
 from ..analysis._ranking import MIN_REPEATS
 
-__all__ = ["THIN_MARK", "format_interval", "format_leaderboard", "format_rank_shift"]
+__all__ = [
+    "THIN_MARK",
+    "KeyedFrame",
+    "format_interval",
+    "format_leaderboard",
+    "format_rank_shift",
+]
 
 #: Follows an interval computed from fewer than ``MIN_REPEATS`` repeats: too few
 #: for the bootstrap to resolve a 95% interval (see ``_ranking.MIN_REPEATS``).
 THIN_MARK = "\u2020"
+
+#: The key of :data:`THIN_MARK`, under every table that shows it.
+THIN_NOTE = (
+    f"{THIN_MARK} An interval over fewer than {MIN_REPEATS} repeats (n = {{n}} "
+    "here): n repeats give only C(2n - 1, n) distinct bootstrap resamples (35 at "
+    "n = 4), too few to put 2.5% in each tail, so its bounds are the extreme "
+    "resamples rather than a 95% interval. Read it as the range seen; no "
+    'difference it shows is called significant ("too few" in a table).'
+)
+
+
+class KeyedFrame(pd.DataFrame):
+    """A display table that prints the key of its marks under it.
+
+    A :class:`pandas.DataFrame` whose ``to_string`` (and so ``print``) ends with
+    its ``notes`` when the printed cells show :data:`THIN_MARK`: a mark is never
+    printed without its key. Slices and copies keep the notes.
+
+    Examples
+    --------
+    >>> from skggm_bench.benchmark.present import KeyedFrame
+    >>> table = KeyedFrame({"mean rank": ["1.00 (1.00–1.00)†"]})
+    >>> table.notes = ["† thin"]
+    >>> print(table.to_string(index=False))
+            mean rank
+    1.00 (1.00–1.00)†
+    <BLANKLINE>
+    † thin
+    """
+
+    _metadata = ["notes"]
+    #: The key of the marks, one paragraph each.
+    notes: list[str] = []
+
+    @property
+    def _constructor(self) -> type[KeyedFrame]:
+        return KeyedFrame
+
+    def to_string(self, buf: Any = None, *args: Any, **kwargs: Any) -> str | None:
+        """The table as text, as :meth:`pandas.DataFrame.to_string`, then the
+        key of :data:`THIN_MARK` when the text shows one.
+
+        Parameters
+        ----------
+        buf : str, path or writable buffer, default=None
+            Where to write; None returns the text.
+        *args, **kwargs
+            As :meth:`pandas.DataFrame.to_string`.
+
+        Returns
+        -------
+        str or None
+        """
+        text = super().to_string(None, *args, **kwargs)
+        if THIN_MARK in text and self.notes:
+            # The key is wrapped to the table's width (80 at least).
+            width = max(80, *(len(line) for line in text.splitlines()))
+            text += "\n\n" + "\n".join(textwrap.fill(n, width) for n in self.notes)
+        if buf is None:
+            return text
+        if hasattr(buf, "write"):
+            buf.write(text)
+        else:
+            Path(buf).write_text(text, encoding=kwargs.get("encoding") or "utf-8")
+        return None
+
+
+def _keyed(table: pd.DataFrame, repeats: pd.Series) -> KeyedFrame:
+    """``table`` as a :class:`KeyedFrame` with the key of its thin intervals."""
+    thin = sorted({int(n) for n in repeats if is_thin(n)})
+    keyed = KeyedFrame(table)
+    keyed.attrs.update(table.attrs)
+    keyed.notes = [THIN_NOTE.format(n=", ".join(map(str, thin)))] if thin else []
+    return keyed
 
 
 def is_thin(n_repeats: object) -> bool:
@@ -123,8 +207,9 @@ def format_leaderboard(board: pd.DataFrame, decimals: int = 2) -> pd.DataFrame:
 
     Returns
     -------
-    table : pandas.DataFrame
-        The grouping columns, ``learner``, ``position`` (``"no data"`` for a
+    table : KeyedFrame
+        A data frame that prints the key of :data:`THIN_MARK` under it. The
+        grouping columns, ``learner``, ``position`` (``"no data"`` for a
         learner without a value in the group, followed by the reason when its
         fits succeeded, e.g. ``"no data: no loss: covariance_ and precision_
         disagree"``), ``mean rank (95% CI)`` and
@@ -192,7 +277,7 @@ def format_leaderboard(board: pd.DataFrame, decimals: int = 2) -> pd.DataFrame:
         for bad, total in zip(board["n_failed"] + board["n_missing"], fits, strict=True)
     ]
     table["tied with"] = board["tied_with"]
-    return table
+    return _keyed(table, board.get("n_repeats", pd.Series(dtype=float)))
 
 
 def format_rank_shift(shift: pd.DataFrame, decimals: int = 2) -> pd.DataFrame:
@@ -211,8 +296,9 @@ def format_rank_shift(shift: pd.DataFrame, decimals: int = 2) -> pd.DataFrame:
 
     Returns
     -------
-    table : pandas.DataFrame
-        The grouping columns, ``learner``, ``position`` (``"from → to"``, ``–``
+    table : KeyedFrame
+        A data frame that prints the key of :data:`THIN_MARK` under it. The
+        grouping columns, ``learner``, ``position`` (``"from → to"``, ``–``
         where a side has no position), ``places gained`` (signed, or
         ``"no data"``), ``mean-rank gain (95% CI)`` (as :func:`format_interval`,
         or ``"no data"``; followed by :data:`THIN_MARK` over fewer than
@@ -281,4 +367,4 @@ def format_rank_shift(shift: pd.DataFrame, decimals: int = 2) -> pd.DataFrame:
         for a, b in zip(shift["n_failed_from"], shift["n_failed_to"], strict=True)
     ]
     table.attrs.update(shift.attrs)
-    return table
+    return _keyed(table, repeats)

@@ -21,14 +21,25 @@ from typing import Any
 
 import pandas as pd
 
-from ..analysis._analysis import Comparison, failure_rates
+from ..analysis._analysis import (
+    COMPLETE_ONLY,
+    FROM_FAILURES,
+    NO_DATA,
+    NOT_SIGNIFICANT,
+    REVERSED,
+    SIGNIFICANT,
+    TOO_FEW,
+    Comparison,
+    failure_rates,
+)
 from ..analysis._ranking import MIN_REPEATS
 from ._formatting import (
-    THIN_MARK,
+    THIN_NOTE,
     format_leaderboard,
     format_rank_shift,
 )
 from ._wording import (
+    EVERY_PAIR_F1,
     HEADERS,
     MISSING,
     best_and_others,
@@ -60,16 +71,6 @@ __all__ = [
 _MESSAGE_WIDTH = 160
 
 
-# The note under every table with intervals from fewer than MIN_REPEATS repeats.
-_THIN_NOTE = (
-    f"{THIN_MARK} An interval over fewer than {MIN_REPEATS} repeats (n = {{n}} "
-    "here): n repeats give only C(2n - 1, n) distinct bootstrap resamples (35 at "
-    "n = 4), too few to put 2.5% in each tail, so its bounds are the extreme "
-    "resamples rather than a 95% interval. Read it as the range seen; no "
-    'difference it shows is called significant ("too few" in a table).'
-)
-
-
 _DEGENERATE_NOTE = (
     "An interval of zero width, such as {example}, means that every resampled set "
     "of repeats gave the same value: the learner had that rank (or value) in every "
@@ -85,30 +86,60 @@ _EDGES = "edges"
 _SELECTION_NOTE = (
     'edges "every pair": the learner selected every pair in its successful fits '
     '("every pair 3/6": in 3 of its 6), "no pair": it selected none; its edge '
-    "metrics then describe that threshold (with every pair selected, F1 is the "
-    "density of the true graph), not how it ranks the pairs: compare it by "
-    "roc_auc or average_precision."
-)
-
-
-# The rank-shift table's groups pool both sides of a comparison; its edges
-# column counts each learner's fits over the whole grid (the selection
-# summary), not the group's: the note says so.
-_SELECTION_GRID_NOTE = (
-    'edges "every pair": the learner selected every pair in its successful fits '
-    'over the whole grid, all generators together ("every pair 3/6": in 3 of its '
-    '6), "no pair": none; its edge metrics then describe that threshold (with '
-    "every pair selected, F1 is the density of the true graph), not how it ranks "
+    f"metrics then describe that threshold ({EVERY_PAIR_F1}), not how it ranks "
     "the pairs: compare it by roc_auc or average_precision."
 )
 
-# The critical-difference lists mark learners by their fits over the whole grid
-# (the selection summary), not by the group the row is about: the note says so.
+
+# Given the whole grid's selection summary, the rank-shift table's edges column
+# counts each learner's fits over the whole grid, not the group's: the note says
+# so.
+_SELECTION_GRID_NOTE = (
+    'edges "every pair": the learner selected every pair in its successful fits '
+    'over the whole grid, all generators together ("every pair 3/6": in 3 of its '
+    f'6), "no pair": none; its edge metrics then describe that threshold '
+    f"({EVERY_PAIR_F1}), not how it ranks the pairs: compare it by roc_auc or "
+    "average_precision."
+)
+
+# The rank-shift table's groups pool both sides of a comparison.
+_SELECTION_POOLED_NOTE = (
+    'edges "every pair": the learner selected every pair in its successful fits of '
+    'the group, both sides together ("every pair 3/6": in 3 of its 6), "no pair": '
+    f"none; its edge metrics then describe that threshold ({EVERY_PAIR_F1}), not "
+    "how it ranks the pairs: compare it by roc_auc or average_precision."
+)
+
 _SELECTION_LIST_NOTE = (
     "[every pair] after a name: the learner selected every pair in its successful "
-    "fits over the whole grid ([every pair 3/6]: in 3 of its 6, all generators "
-    "together), [no pair]: none; its edge metrics then describe that threshold, not "
-    "how it ranks the pairs."
+    "fits {where} ([every pair 3/6]: in 3 of its 6), [no pair]: none; its edge "
+    "metrics then describe that threshold, not how it ranks the pairs."
+)
+
+# The significant column of a rank-shift table judged by shift_verdicts.
+_VERDICT_CELLS = {
+    SIGNIFICANT: "yes",
+    NOT_SIGNIFICANT: "no",
+    TOO_FEW: "too few",
+    NO_DATA: "no",
+    FROM_FAILURES: "no (failures)",
+    REVERSED: "no (failures)",
+    COMPLETE_ONLY: "yes (complete blocks)",
+}
+
+_VERDICT_NOTE = (
+    "significant: the interval excludes 0 and, in a group where some block lacks a "
+    "value of a compared learner (failed fits rank last and lift the others), the "
+    "change on the blocks where every compared learner has a value is significant "
+    'in the same direction; "no (failures)": the change comes from failed fits (it '
+    "is not significant, or goes the other way, where every learner has a value); "
+    '"yes (complete blocks)": significant only where every learner has a value.'
+)
+
+_CROSSED_NOTE = (
+    "A position counts the learners ranked ahead: a learner can lose a place while "
+    "its own mean rank improves (another learner improved more and passed it), or "
+    "gain one while its mean rank worsens."
 )
 
 
@@ -189,16 +220,29 @@ def _selection_mark(every: int, none: int, ok: int) -> str:
     )
 
 
-def _selection_marks(selection: pd.DataFrame | None) -> dict[str, str]:
-    """Per learner of :func:`selection_summary` output, its mark (whole grid)."""
-    if selection is None or selection.empty:
-        return {}
+def _selection_marks(
+    selection: pd.DataFrame | None, by: Sequence[str]
+) -> tuple[dict[tuple, str], bool]:
+    """The marks of :func:`selection_summary` output by ``(*group key, learner)``,
+    and whether they count per group (the summary has the ``by`` columns) rather
+    than over the whole grid (then keyed by ``(learner,)``)."""
+    if selection is None:
+        return {}, False
+    grouped = bool(by) and all(column in selection.columns for column in by)
+    columns = [*(by if grouped else ()), "learner"]
     return {
-        row["learner"]: _selection_mark(
+        tuple(None if pd.isna(row[c]) else row[c] for c in columns): _selection_mark(
             row["n_every_pair"], row["n_no_pair"], row["n_ok"]
         )
         for row in selection.to_dict("records")
-    }
+    }, grouped
+
+
+def _mark_of(
+    marks: dict[tuple, str], grouped: bool, by: Sequence[str], row: Mapping
+) -> str:
+    columns = [*(by if grouped else ()), "learner"]
+    return marks.get(tuple(None if pd.isna(row[c]) else row[c] for c in columns), "")
 
 
 def _with_edges_column(
@@ -225,7 +269,7 @@ def _interval_notes(cells: Iterable[str], repeats: Iterable[Any]) -> list[str]:
     notes = []
     thin = sorted({int(n) for n in repeats if not pd.isna(n) and int(n) < MIN_REPEATS})
     if thin:
-        notes.append(_THIN_NOTE.format(n=", ".join(map(str, thin))))
+        notes.append(THIN_NOTE.format(n=", ".join(map(str, thin))))
     for cell in cells:
         match = _INTERVAL.search(cell)
         if match and match[1] == match[2] == match[3]:
@@ -315,7 +359,9 @@ def leaderboard_table(board: pd.DataFrame) -> Table:
 
 
 def rank_shift_table(
-    shift: pd.DataFrame, selection: pd.DataFrame | None = None
+    shift: pd.DataFrame,
+    selection: pd.DataFrame | None = None,
+    verdicts: pd.Series | None = None,
 ) -> Table:
     """A rank shift of :func:`~skggm_bench.benchmark.analysis.leaderboard.rank_shift`.
 
@@ -325,7 +371,14 @@ def rank_shift_table(
         A rank shift.
     selection : pandas.DataFrame or None, default=None
         :func:`~skggm_bench.benchmark.analysis.leaderboard.selection_summary` of the
-        results: its learners are marked ``[every pair]`` or ``[no pair]``.
+        compared rows by the shift's groups (as :attr:`Comparison.selection`), or
+        of the whole grid: its learners are marked ``every pair`` or ``no pair``
+        in an ``edges`` column.
+    verdicts : pandas.Series or None, default=None
+        :func:`~skggm_bench.benchmark.analysis._analysis.shift_verdicts` of the
+        comparison: the ``significant`` column then follows its rule (a shift
+        that comes from failed fits is ``no (failures)``), with a note. Without
+        it, the column says whether the interval excludes 0.
 
     Returns
     -------
@@ -333,7 +386,8 @@ def rank_shift_table(
         Per group and learner: positions, places gained, the change in mean rank
         with its interval, whether it is significant, the mean metric and the
         failures, each as ``from → to``; ``no data`` where a side has no
-        successful fit.
+        successful fit. A note explains a place lost while the mean rank
+        improves (or the reverse).
 
     Examples
     --------
@@ -355,19 +409,31 @@ def rank_shift_table(
     metric = shift.attrs.get("metric", "metric")
     source, target = shift.attrs["from_generator"], shift.attrs["to_generator"]
     axis = shift.attrs.get("axis", "generator")
+    by = list(shift.attrs.get("by", ()))
     table = format_rank_shift(shift)
-    marks = _selection_marks(selection)
+    marks, grouped = _selection_marks(selection, by)
     selection_note = _with_edges_column(
         table,
-        [marks.get(name, "") for name in table["learner"]],
-        _SELECTION_GRID_NOTE,
+        [_mark_of(marks, grouped, by, row) for row in shift.to_dict("records")],
+        _SELECTION_POOLED_NOTE if grouped else _SELECTION_GRID_NOTE,
     )
+    notes = []
+    if verdicts is not None:
+        table["significant"] = [_VERDICT_CELLS[v] for v in verdicts]
+        if any("(" in cell for cell in table["significant"]):
+            notes.append(_VERDICT_NOTE)
     gains = [c for c in table.columns if c.startswith("mean-rank gain")]
-    notes = _interval_notes(table[gains].to_numpy().ravel(), shift.get("n_repeats", ()))
+    notes += _interval_notes(
+        table[gains].to_numpy().ravel(), shift.get("n_repeats", ())
+    )
+    gain = shift["rank_gain"].round(2)
+    places = shift["places_gained"].astype(float)
+    if (((places < 0) & (gain >= 0)) | ((places > 0) & (gain <= 0))).any():
+        notes.append(_CROSSED_NOTE)
     notes += selection_note
     result = _from_frame(
         table,
-        list(shift.attrs.get("by", ())),
+        by,
         wrap=("learner", _EDGES),
         headers={metric: metric_label(metric)},
         caption=f"{metric_label(metric)} rank of each learner {under(axis, source)} "
@@ -388,7 +454,8 @@ def critical_difference_table(
         :func:`~skggm_bench.benchmark.analysis.leaderboard.critical_difference`.
     selection : pandas.DataFrame or None, default=None
         :func:`~skggm_bench.benchmark.analysis.leaderboard.selection_summary` of the
-        results: its learners are marked ``[every pair]`` or ``[no pair]``.
+        results by the groups of ``cd`` (:attr:`Analysis.cd_selection`), or over
+        the whole grid: its learners are marked ``[every pair]`` or ``[no pair]``.
 
     Returns
     -------
@@ -410,15 +477,18 @@ def critical_difference_table(
     'c (3.00)'
     """
     by = list(cd.attrs.get("by", ("generator",)))
-    marks = _selection_marks(selection)
+    marks, grouped = _selection_marks(selection, by)
     rows = []
+    marked = False
     for _, part in split_groups(cd, by):
         first = part.iloc[0]
         ranked = part[part["mean_rank"].notna()]
+        shown = [_mark_of(marks, grouped, by, row) for row in ranked.to_dict("records")]
+        marked |= any(shown)
         ranked = ranked.assign(
             learner=[
-                f"{name} [{marks[name]}]" if marks.get(name) else name
-                for name in ranked["learner"]
+                f"{name} [{mark}]" if mark else name
+                for name, mark in zip(ranked["learner"], shown, strict=True)
             ]
         )
         best, worse, close = best_and_others(ranked)
@@ -429,7 +499,7 @@ def critical_difference_table(
                 "blocks": int(first["n_blocks"]),
                 "Friedman p": p_value_text(first["p_value"]),
                 "CD": cell_text(round(first["critical_difference"], 2)),
-                "best (mean rank)": MISSING if best is None else _ranked(best),
+                "best (mean rank)": ", ".join(map(_ranked, best)) or MISSING,
                 "not significantly worse": ", ".join(map(_ranked, close)) or MISSING,
                 "significantly worse": ", ".join(map(_ranked, worse)) or MISSING,
             }
@@ -445,8 +515,8 @@ def critical_difference_table(
         "mean ranks differ by at least CD differ significantly. Each learner is "
         "shown with its mean rank; 'worse' is compared with the best.",
     )
-    shown = set(cd.loc[cd["mean_rank"].notna(), "learner"])
-    notes = (_SELECTION_LIST_NOTE,) if any(marks.get(n) for n in shown) else ()
+    where = "of the group" if grouped else "over the whole grid, all groups together"
+    notes = (_SELECTION_LIST_NOTE.format(where=where),) if marked else ()
     return replace(result, notes=notes)
 
 

@@ -11,7 +11,7 @@ import re
 import textwrap
 
 from ...utils._printable import printable
-from ..analysis._analysis import Analysis
+from ..analysis._analysis import Analysis, shift_verdicts
 from ..analysis._ranking import MIN_REPEATS
 from ._findings import findings
 from ._formatting import THIN_MARK
@@ -160,7 +160,7 @@ def text_report(analysis: Analysis, width: int = 100) -> str:
         paragraph(evidence_line(analysis)),
         "\n".join(bullets),
     ]
-    differences = critical_difference_table(analysis.cd, analysis.selection)
+    differences = critical_difference_table(analysis.cd, analysis.cd_selection)
     parts += [
         heading(f"Leaderboard by {label} ({metric_direction(analysis.metric)})"),
         text_table(leaderboard_table(analysis.board), width),
@@ -169,7 +169,9 @@ def text_report(analysis: Analysis, width: int = 100) -> str:
         text_table(differences, width),
     ]
     for comparison in analysis.comparisons:
-        table = rank_shift_table(comparison.shift, analysis.selection)
+        table = rank_shift_table(
+            comparison.shift, comparison.selection, shift_verdicts(comparison)
+        )
         between = {"graph": "graphs", "data_model": "data models"}
         title = (
             f"Rank shift {comparison.source} -> {comparison.target}"
@@ -279,7 +281,7 @@ def report_tables(analysis: Analysis) -> list[tuple[str, Table]]:
         ("leaderboard_overall", leaderboard_table(analysis.overall)),
         (
             "critical_differences",
-            critical_difference_table(analysis.cd, analysis.selection),
+            critical_difference_table(analysis.cd, analysis.cd_selection),
         ),
     ]
     for comparison in analysis.comparisons:
@@ -288,7 +290,14 @@ def report_tables(analysis: Analysis) -> list[tuple[str, Table]]:
             "_",
             f"rank_shift_{comparison.axis}_{comparison.source}_{comparison.target}",
         )
-        tables.append((stem, rank_shift_table(comparison.shift, analysis.selection)))
+        tables.append(
+            (
+                stem,
+                rank_shift_table(
+                    comparison.shift, comparison.selection, shift_verdicts(comparison)
+                ),
+            )
+        )
     if analysis.comparisons:
         tables.append(("agreement", agreement_table(analysis.comparisons)))
     if (analysis.frame["status"] != "ok").any():

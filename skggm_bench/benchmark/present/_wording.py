@@ -24,6 +24,13 @@ from ._formatting import format_interval
 #: What a cell shows where there is no value.
 MISSING = "\u2013"
 
+#: What the edge metrics of a learner that selected every pair say: its precision
+#: is the share of true edges among all pairs, and its recall 1.
+EVERY_PAIR_F1 = (
+    "with every pair selected, the precision is the density d of the true graph "
+    "and F1 is 2d / (1 + d)"
+)
+
 
 # Readable headers for the grid columns.
 HEADERS = {
@@ -50,8 +57,13 @@ def cell_text(value: Any) -> str:
 
 
 def group_text(column: str, value: Any) -> str:
-    if column == "density" and (value is None or pd.isna(value)):
-        return "family default"
+    """A group's value as a heading, a cell or a sentence names it; a density to
+    3 significant digits (a drawn graph's density, such as 0.0383673, reads
+    0.0384)."""
+    if column == "density":
+        if value is None or pd.isna(value):
+            return "family default"
+        return f"{float(value):.3g}"
     return cell_text(value)
 
 
@@ -75,18 +87,21 @@ def p_value_text(p: float) -> str:
 
 def best_and_others(
     ranked: pd.DataFrame,
-) -> tuple[tuple[str, float] | None, list[tuple[str, float]], list[tuple[str, float]]]:
-    """The best learner, those significantly worse than it, and the others."""
+) -> tuple[list[tuple[str, float]], list[tuple[str, float]], list[tuple[str, float]]]:
+    """The best learners (all that share the best mean rank), those significantly
+    worse than them, and the others."""
     if ranked.empty:
-        return None, [], []
-    ordered = ranked.sort_values("mean_rank", kind="stable")
+        return [], [], []
+    ordered = ranked.sort_values(["mean_rank", "learner"], kind="stable")
     pairs = list(zip(ordered["learner"], ordered["mean_rank"], strict=True))
     cd = float(ordered["critical_difference"].iloc[0])
-    best = pairs[0]
+    # Mean ranks are ratios of small integers: equal up to rounding noise.
+    best = [pair for pair in pairs if np.isclose(pair[1], pairs[0][1])]
+    rest = pairs[len(best) :]
     if not np.isfinite(cd):
-        return best, [], pairs[1:]
-    worse = [pair for pair in pairs[1:] if pair[1] - best[1] >= cd]
-    close = [pair for pair in pairs[1:] if pair[1] - best[1] < cd]
+        return best, [], rest
+    worse = [pair for pair in rest if pair[1] - best[0][1] >= cd]
+    close = [pair for pair in rest if pair[1] - best[0][1] < cd]
     return best, worse, close
 
 

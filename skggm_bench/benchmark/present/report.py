@@ -53,7 +53,13 @@ import pandas as pd
 
 from ... import __version__
 from ...metrics import get_metric
-from ..analysis._analysis import REFERENCE_GENERATOR, Analysis, analyse
+from ..analysis._analysis import (
+    REFERENCE_GENERATOR,
+    SIGNIFICANT,
+    Analysis,
+    analyse,
+    shift_verdicts,
+)
 from ..analysis._ranking import MIN_REPEATS
 from ..analysis.leaderboard import DEFAULT_TIE_TOLERANCE
 from ._findings import findings
@@ -176,14 +182,18 @@ def _comparisons(analysis: Analysis, figures: _Figures | None) -> list[dict]:
     items = []
     for comparison in analysis.comparisons:
         figure = None
+        verdicts = shift_verdicts(comparison)
         if figures is not None:
             prefix = "" if comparison.axis == "generator" else f"{comparison.axis}_"
+            # Solid lines follow the table's significant column: a shift made by
+            # failed fits is not drawn as a change of the learner.
+            judged = comparison.shift.assign(significant=verdicts == SIGNIFICANT)
             figure = figures.add(
-                plot_rank_shift(comparison.shift),
+                plot_rank_shift(judged),
                 f"rank_shift_{prefix}{comparison.target}.png",
                 f"rank shift from {comparison.source} to {comparison.target}",
                 "Bump chart: each learner's mean rank on both sides, named at both "
-                "ends; solid lines are changes beyond their 95% interval"
+                "ends; solid lines are the changes the table calls significant"
                 + (
                     f"; dotted lines are over fewer than {MIN_REPEATS} repeats, too "
                     "few to tell."
@@ -196,7 +206,9 @@ def _comparisons(analysis: Analysis, figures: _Figures | None) -> list[dict]:
                 "title": _comparison_title(
                     comparison.axis, comparison.source, comparison.target
                 ),
-                "table": rank_shift_table(comparison.shift, analysis.selection),
+                "table": rank_shift_table(
+                    comparison.shift, comparison.selection, verdicts
+                ),
                 "figure": figure,
             }
         )
@@ -318,7 +330,7 @@ def _context(
         "board": leaderboard_table(analysis.board),
         "overall": leaderboard_table(analysis.overall),
         "critical_differences": critical_difference_table(
-            analysis.cd, analysis.selection
+            analysis.cd, analysis.cd_selection
         ),
         "comparisons": [
             item | {"files": table_files[stem]}

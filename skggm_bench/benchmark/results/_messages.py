@@ -8,10 +8,13 @@ separated by ``"; "``: first the remarks on the learner's selection
 (``"selected every pair"``, ``"selected no pair"``), then, per reason, the metrics
 that are undefined for it: ``"kl_divergence, stein_loss undefined: no loss:
 covariance_ and precision_ disagree (max |covariance_ @ precision_ - I| = 0.07,
-tolerance 0.01)"``, and last the first warning of the fit (``"first warning:
-ConvergenceWarning: ..."``). Writing and reading live together here so that they
-cannot drift apart; so does the run's summary of the fits' warnings
-(:class:`WarningTally`).
+tolerance 0.01)"``, then every class of warning the fit raised with its count
+(``"warnings: ConvergenceWarning 3, UserWarning 1"``) and last the first warning
+(``"first warning: ConvergenceWarning: ..."``). Rows written before the classes
+were recorded name only their first warning: they are read as raising its class
+alone. Writing and reading live
+together here so that they cannot drift apart; so does the run's summary of the
+fits' warnings (:class:`WarningTally`).
 """
 
 from __future__ import annotations
@@ -24,12 +27,12 @@ from collections.abc import Mapping, Sequence
 __all__ = [
     "SELECTION_REMARKS",
     "WarningTally",
-    "first_warning_class",
     "normalise_message",
     "ok_message",
     "selection_remark",
     "short_reason",
     "undefined_reason",
+    "warning_classes",
 ]
 
 #: The remarks on a selection, as :func:`skggm_bench.metrics.selection_remark`
@@ -37,6 +40,7 @@ __all__ = [
 SELECTION_REMARKS = ("selected every pair", "selected no pair")
 _SEPARATOR = "; "
 _FIRST_WARNING = "first warning: "
+_WARNINGS = "warnings: "
 _UNDEFINED = re.compile(r"^(?P<names>[a-z0-9_, ]+) undefined: (?P<why>.*)$", re.S)
 
 
@@ -102,17 +106,22 @@ def normalise_message(text: str) -> str:
 
 
 def ok_message(
-    notes: Mapping[str, str], remarks: Sequence[str], warning: str = ""
+    notes: Mapping[str, str],
+    remarks: Sequence[str],
+    warning: str = "",
+    classes: Mapping[str, int] | None = None,
 ) -> str:
-    """The message of an ``ok`` row from its metrics' notes, its remarks and the
-    first warning its fit raised (last: a long message is cut at its end).
+    """The message of an ``ok`` row from its metrics' notes, its remarks, the
+    classes of the warnings its fit raised with their counts, and its first
+    warning (last: a long message is cut at its end, never in the classes).
 
     Examples
     --------
     >>> ok_message({"kl_divergence": "no loss: x", "stein_loss": "no loss: x"},
-    ...            ["selected every pair"], "ConvergenceWarning: no convergence")
+    ...            ["selected every pair"], "UserWarning: y",
+    ...            {"UserWarning": 1, "ConvergenceWarning": 3})
     'selected every pair; kl_divergence, stein_loss undefined: no loss: x; \
-first warning: ConvergenceWarning: no convergence'
+warnings: ConvergenceWarning 3, UserWarning 1; first warning: UserWarning: y'
     """
     by_reason: dict[str, list[str]] = {}
     for name, why in notes.items():
@@ -121,6 +130,10 @@ first warning: ConvergenceWarning: no convergence'
     parts = [*remarks] + [
         f"{', '.join(names)} undefined: {why}" for why, names in by_reason.items()
     ]
+    if classes:
+        # Most frequent first; equal counts by name, for a stable text.
+        ordered = sorted(classes.items(), key=lambda item: (-item[1], item[0]))
+        parts.append(_WARNINGS + ", ".join(f"{name} {n}" for name, n in ordered))
     if warning:
         parts.append(f"{_FIRST_WARNING}{warning.replace(_SEPARATOR, ', ')}")
     return _SEPARATOR.join(parts)
@@ -146,20 +159,31 @@ def undefined_reason(message: object, metric: str) -> str | None:
     return None
 
 
-def first_warning_class(message: object) -> str | None:
-    """The class of the first warning an ``ok`` row's fit raised, or None.
+def warning_classes(message: object) -> list[str]:
+    """Every class of warning an ``ok`` row's fit raised, as its message says.
+
+    A message written before the classes were recorded names only its first
+    warning: its class is then the only one known.
 
     Examples
     --------
-    >>> first_warning_class("selected no pair; first warning: ConvergenceWarning: x")
-    'ConvergenceWarning'
-    >>> first_warning_class("selected no pair") is None
-    True
+    >>> warning_classes("warnings: ConvergenceWarning 3, UserWarning 1; "
+    ...                 "first warning: UserWarning: y")
+    ['ConvergenceWarning', 'UserWarning']
+    >>> warning_classes("selected no pair; first warning: ConvergenceWarning: x")
+    ['ConvergenceWarning']
+    >>> warning_classes("selected no pair")
+    []
     """
-    for part in _parts(message):
+    parts = _parts(message)
+    for part in parts:
+        if part.startswith(_WARNINGS):
+            counted = part[len(_WARNINGS) :].split(", ")
+            return [text.rsplit(" ", 1)[0] for text in counted if text]
+    for part in parts:
         if part.startswith(_FIRST_WARNING):
-            return part[len(_FIRST_WARNING) :].split(":", 1)[0].strip()
-    return None
+            return [part[len(_FIRST_WARNING) :].split(":", 1)[0].strip()]
+    return []
 
 
 def selection_remark(message: object) -> str | None:
@@ -190,8 +214,8 @@ def short_reason(reason: str) -> str:
 class WarningTally:
     """The warnings of a run's fits, per learner and warning class, for its summary.
 
-    The fits' warnings are counted in their rows (``n_warnings``, and the first in
-    ``message``), never printed; the run prints these lines at its end.
+    The fits' warnings are counted in their rows (``n_warnings``, and per class
+    in ``message``), never printed; the run prints these lines at its end.
 
     Examples
     --------
@@ -200,7 +224,7 @@ class WarningTally:
     >>> tally.add({}, "glasso")
     >>> tally.lines()
     ["warnings: learner 'glasso' raised ConvergenceWarning 3 times in 1 of 2 fits \
-(counted in the n_warnings column; each row's message gives its first)"]
+(counted in the n_warnings column; each row's message names their classes)"]
     """
 
     def __init__(self) -> None:
@@ -220,7 +244,7 @@ class WarningTally:
         return [
             f"warnings: learner {learner!r} raised {name} {count} "
             f"time{'s' if count != 1 else ''} in {n_fits} of {self._fits[learner]} "
-            "fits (counted in the n_warnings column; each row's message gives its "
-            "first)"
+            "fits (counted in the n_warnings column; each row's message names their "
+            "classes)"
             for (learner, name), (count, n_fits) in sorted(self._counts.items())
         ]
