@@ -42,6 +42,7 @@ __all__ = [
     "sample_matrices",
     "shard_spec",
     "show_leaderboard",
+    "show_presets",
     "silenced_warnings",
     "write_study_report",
 ]
@@ -554,6 +555,34 @@ def _open_shard_store(path: Path) -> Any:
 # --------------------------------------------------------------------------------------
 # leaderboard and report
 # --------------------------------------------------------------------------------------
+
+
+def show_presets(args: argparse.Namespace) -> int:
+    """``skggm-bench presets [show NAME]``: list the built-in studies, or print one.
+
+    The list gives each preset's description and cost in fits on this machine
+    (optional learners whose software is missing are left out, as ``run`` would);
+    ``show`` prints the preset's TOML file, comments included, to copy and edit.
+    """
+    from .benchmark.config import PRESETS, ConfigError, get_preset, preset_text
+
+    if args.name is not None:
+        try:
+            print(preset_text(args.name), end="")
+        except ConfigError as exc:
+            raise CommandError(str(exc), EXIT_USAGE) from None
+        return EXIT_OK
+    for name in PRESETS:
+        with silenced_warnings():
+            config = get_preset(name)
+        default = " (default)" if name == DEFAULT_PRESET else ""
+        print(f"{name}{default}: {config.n_tasks:,} fits")
+        print(f"    {PRESETS[name].get('description', '')}")
+    print(
+        "print one to copy: skggm-bench presets show NAME > study.toml; "
+        "run it: skggm-bench run --config study.toml"
+    )
+    return EXIT_OK
 
 
 def show_leaderboard(args: argparse.Namespace) -> int:

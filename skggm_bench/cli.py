@@ -61,6 +61,7 @@ from ._commands import (
     sample_matrices,
     shard_spec,
     show_leaderboard,
+    show_presets,
     tie_tolerance,
     write_study_report,
 )
@@ -319,6 +320,20 @@ def _add_export(commands: Any) -> None:
     )
 
 
+def _add_presets(commands: Any) -> None:
+    presets = commands.add_parser(
+        "presets",
+        help="list the built-in studies, or print one as a TOML file to copy",
+        description="List the built-in studies with their descriptions and number "
+        "of fits; 'presets show NAME' prints a study's TOML file, the same format "
+        "run --config reads, so a preset can be copied and extended.",
+    )
+    actions = presets.add_subparsers(dest="action", metavar="show")
+    show = actions.add_parser("show", help="print a preset's TOML file")
+    show.add_argument("name", metavar="NAME", help=f"one of: {preset_names()}")
+    presets.set_defaults(name=None)
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse, with its errors on one line like every other error of the CLI.
 
@@ -350,6 +365,7 @@ def _build_parser() -> argparse.ArgumentParser:
     _add_sample(commands)
     _add_merge(commands)
     _add_export(commands)
+    _add_presets(commands)
     return parser
 
 
@@ -360,6 +376,7 @@ _COMMANDS = {
     "sample": sample_matrices,
     "merge": merge_results,
     "export": export_store,
+    "presets": show_presets,
 }
 
 

@@ -67,3 +67,15 @@ def test_the_license_is_an_spdx_expression_shipped_with_its_text(built):
     with tarfile.open(sdist) as archive:
         assert any(n.endswith("/LICENSE") for n in archive.getnames())
     assert "skggm-bench developers" in (ROOT / "LICENSE").read_text()
+
+
+def test_the_wheel_ships_every_preset_and_template(built):
+    """The built-in studies are data files: a wheel without them has no presets."""
+    _, dist = built
+    (wheel,) = dist.glob("*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+    presets = ROOT / "skggm_bench" / "benchmark" / "presets"
+    for path in presets.glob("*.toml"):
+        assert f"skggm_bench/benchmark/presets/{path.name}" in names
+    assert any(n.startswith("skggm_bench/benchmark/present/templates/") for n in names)

@@ -103,6 +103,7 @@ from __future__ import annotations
 import copy
 import difflib
 import importlib
+import importlib.resources
 import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -111,7 +112,6 @@ from typing import Any
 
 from sklearn.pipeline import Pipeline, make_pipeline
 
-# DEFAULT_METRICS is the harness's own list, so presets and Benchmark cannot drift.
 from ._benchmark import DEFAULT_METRICS, Benchmark, StudyError
 from .plan._graphs import graph_axis
 from .results._provenance import MissingSoftwareError, learner_versions
@@ -126,6 +126,7 @@ __all__ = [
     "get_preset",
     "load_config",
     "parse_config",
+    "preset_text",
     "store_settings",
 ]
 
@@ -150,279 +151,57 @@ _RUN_KEYS = ("store", "n_jobs", "backend", "scheduler")
 # Learner modules searched for a bare class name, in this order.
 _LEARNER_MODULES = ("skggm_bench.learners", "sklearn.covariance")
 
-# The learners of Krämer, Schäfer & Boulesteix (2009) under the paper's names. The
-# classes are named, not imported: they are resolved when a preset is used. The
-# presets re-rank the published methods, so the local-fdr learners keep the null
-# cutoff of GeneNet/fdrtool ("fndr") rather than our more accurate default.
-_PUBLISHED_LFDR = {"lfdr_cutoff_method": "fndr"}
-_KRAMER_LEARNERS: dict[str, dict[str, Any]] = {
-    "shrink": {"class": "ShrinkagePartialCorrelation", **_PUBLISHED_LFDR},
-    "lasso": {"class": "LassoNetwork"},
-    "adalasso": {"class": "AdaptiveLassoNetwork"},
-    "ridge": {"class": "RidgeNetwork", **_PUBLISHED_LFDR},
-    "pls": {"class": "PLSNetwork", **_PUBLISHED_LFDR},
-}
+# The built-in studies are TOML files shipped in presets/, the same format users
+# write, so that a preset can be read, copied and extended as a file
+# (``skggm-bench presets show NAME``). Read once, at import: they are small.
+_PRESET_DIRECTORY = "presets"
 
 
-def _imputed(*steps: dict[str, Any]) -> dict[str, Any]:
-    """A pipeline that imputes missing values (column medians) before ``steps``."""
-    imputer = {"class": "sklearn.impute.SimpleImputer", "strategy": "median"}
-    return {"class": "Pipeline", "steps": [imputer, *steps]}
+def _preset_files() -> dict[str, Any]:
+    folder = importlib.resources.files(__package__).joinpath(_PRESET_DIRECTORY)
+    files = (entry for entry in folder.iterdir() if entry.name.endswith(".toml"))
+    return {entry.name.removesuffix(".toml"): entry for entry in files}
 
 
-#: Built-in studies, in the configuration-file schema (see the module docstring).
-PRESETS: dict[str, dict[str, Any]] = {
-    # Sized to finish in a few minutes on 2 cores while still showing the paper's
-    # point: at density 0.25 the graphical lasso falls from 1st on F1 under
-    # diagonal dominance to 5th under triangulated orthogonalization, and PLS rises
-    # from 6th to 3rd, with paired bootstrap intervals of the rank change that
-    # exclude 0 (docs/leaderboards.md; tests/test_docs_examples.py re-derives it).
-    # p=30 keeps the lasso-type fits near 1 s; 5 repeats are the fewest whose
-    # bootstrap resolves a 95% interval (MIN_REPEATS), so that the shift can be
-    # called significant; the graphical lasso uses a lighter CV (3 folds, 2
-    # refinements) because with the defaults it dominated the run time.
-    "quick": {
-        "description": "A 2-minute study: diagonal dominance vs triangulated "
-        "orthogonalization, the Krämer learners and the graphical lasso, p=30.",
-        "graph": "erdos_renyi",
-        "n_features": 30,
-        "densities": [0.05, 0.25],
-        "n_samples": [50, 100, 200],
-        "n_repeats": 5,
-        "model": "concentration",
-        "metrics": list(DEFAULT_METRICS),
-        "random_state": 0,
-        "generators": ["DiagonalDominance", "TriangulatedOrthogonalization"],
-        "learners": {
-            **_KRAMER_LEARNERS,
-            "glasso": {"class": "GraphicalLassoCV", "cv": 3, "n_refinements": 2},
-        },
-    },
-    # The design of Krämer et al. (2009) as replicated in the paper (figures 7, 8).
-    "kramer2009": {
-        "description": "Krämer, Schäfer & Boulesteix (2009) as in the paper: p=100, "
-        "n=25..200, five densities, 20 repeats, three generators.",
-        "graph": "erdos_renyi",
-        "n_features": 100,
-        "densities": [0.05, 0.10, 0.15, 0.20, 0.25],
-        "n_samples": [25, 50, 75, 100, 125, 150, 175, 200],
-        "n_repeats": 20,
-        "model": "concentration",
-        "metrics": list(DEFAULT_METRICS),
-        "random_state": 0,
-        "generators": [
-            "DiagonalDominance",
-            "PartialOrthogonalization",
-            "TriangulatedOrthogonalization",
-        ],
-        "learners": {**_KRAMER_LEARNERS, "glasso": {"class": "GraphicalLassoCV"}},
-    },
-    # Does the leaderboard change when the data are not Gaussian? One generator, the
-    # same latent draws observed six ways (paired); the graphical lasso on the raw,
-    # the standardised and the Gaussianised data, and on a rank correlation; every
-    # learner but the shrinkage estimator imputes missing values first, so the
-    # missing-data rows show both outcomes (imputed, or a failed row).
-    "robustness": {
-        "description": "Heavy tails, monotone transforms, outliers, ordinal and "
-        "missing data: the graphical lasso raw, standardised, Gaussianised and on "
-        "Kendall's tau, p=30.",
-        "graph": "erdos_renyi",
-        "n_features": 30,
-        "densities": [0.1],
-        "n_samples": [100, 400],
-        "n_repeats": 6,
-        "model": "concentration",
-        "metrics": ["tpr", "ppv", "f1", "mcc", "roc_auc"],
-        "random_state": 0,
-        "generators": ["DiagonalDominance"],
-        "data_models": {
-            "gaussian": {"class": "Gaussian"},
-            "nonparanormal": {
-                "class": "Nonparanormal",
-                "transform": ["power", "exponential"],
-            },
-            "t3": {"class": "MultivariateT", "df": 3},
-            "contaminated": {"class": "Contaminated", "fraction": 0.05},
-            "ordinal": {"class": "Ordinal", "n_levels": 4},
-            "mcar": {"class": "MissingCompletelyAtRandom", "rate": 0.1},
-        },
-        "learners": {
-            "glasso": _imputed({"class": "GraphicalLasso", "alpha": 0.2}),
-            "scaled_glasso": _imputed(
-                {"class": "sklearn.preprocessing.StandardScaler"},
-                {"class": "GraphicalLasso", "alpha": 0.2},
-            ),
-            "npn_glasso": _imputed(
-                {"class": "NonparanormalTransformer"},
-                {"class": "GraphicalLasso", "alpha": 0.2},
-            ),
-            "kendall_glasso": _imputed(
-                {
-                    "class": "RankCorrelationAdapter",
-                    "method": "kendall",
-                    "estimator": {
-                        "class": "GraphicalLasso",
-                        "covariance": "precomputed",
-                        "alpha": 0.2,
-                    },
-                }
-            ),
-            "shrink": {"class": "ShrinkagePartialCorrelation"},
-        },
-    },
-    # Covariance estimators ranked by estimation error: the matrix losses against
-    # the true covariance (and the precision's Frobenius loss), at n/p from 1/2 to
-    # 4, including n < p where the sample covariance is singular (its KL and Stein
-    # losses are infinite and rank it last).
-    "covariance": {
-        "description": "Covariance estimators ranked by their estimation error "
-        "(Frobenius, spectral, KL, Stein), p=30, n/p from 1/2 to 4.",
-        "graph": "erdos_renyi",
-        "n_features": 30,
-        "densities": [0.1, 0.3],
-        "n_samples": [15, 30, 120],
-        "n_repeats": 5,
-        "model": "concentration",
-        "metrics": [
-            "frobenius_loss",
-            "spectral_loss",
-            "kl_divergence",
-            "stein_loss",
-            "precision_frobenius_loss",
-        ],
-        "random_state": 0,
-        "generators": ["DiagonalDominance", "TriangulatedOrthogonalization"],
-        "learners": {
-            "empirical": {"class": "EmpiricalCovariance"},
-            "shrunk": {"class": "ShrunkCovariance"},
-            "ledoit_wolf": {"class": "LedoitWolf"},
-            "oas": {"class": "OAS"},
-            "glasso_cv": {"class": "GraphicalLassoCV", "cv": 3, "n_refinements": 2},
-            "shrink_pcor": {"class": "ShrinkagePartialCorrelation"},
-        },
-    },
-    # The methods that R's huge made standard, each with its usual way of choosing
-    # the penalty (StARS; TIGER and CLIME also at their tuning-free sqrt(log p / n)
-    # rate), against the Krämer learners, on the four graph families of huge. StARS
-    # follows each subsample's whole path at once (CLIME: parametric simplex; the
-    # graphical lasso: screened warm-started solver), which keeps CLIME with StARS
-    # at 0.7 s per fit on average here (docs/performance.md, the methods preset).
-    # Five repeats, the fewest whose intervals the findings take at face value
-    # (analysis/_ranking.py's MIN_REPEATS), as in every preset. docs/learners.md
-    # shows the result of its earlier 3-repeat run.
-    "methods": {
-        "description": "Neighbourhood selection, TIGER, CLIME (default penalty and "
-        "StARS), correlation thresholding and the graphical lasso (StARS or CV) "
-        "against the Krämer learners on hub, band, cluster and Erdős–Rényi graphs, "
-        "p=50.",
-        "graph": {
-            "hub": {"family": "hub", "n_hubs": 3},
-            "band": "band",
-            "cluster": {"family": "cluster", "n_clusters": 3},
-            "erdos_renyi": "erdos_renyi",
-        },
-        "n_features": 50,
-        "densities": [0.1],
-        "n_samples": [50, 100, 200],
-        "n_repeats": 5,
-        "model": "concentration",
-        "metrics": list(DEFAULT_METRICS),
-        "random_state": 0,
-        "generators": ["DiagonalDominance", "TriangulatedOrthogonalization"],
-        "learners": {
-            "mb_stars": {
-                "class": "StARS",
-                "estimator": {"class": "NeighbourhoodSelection"},
-                "random_state": 0,
-            },
-            "tiger": {"class": "TIGER"},
-            "clime": {"class": "CLIME"},
-            "clime_stars": {
-                "class": "StARS",
-                "estimator": {"class": "CLIME"},
-                "random_state": 0,
-            },
-            "ct_stars": {
-                "class": "StARS",
-                "estimator": {"class": "ThresholdedCorrelation"},
-                "random_state": 0,
-            },
-            "glasso_stars": {
-                "class": "Pipeline",
-                "steps": [
-                    {"class": "sklearn.preprocessing.StandardScaler"},
-                    {
-                        "class": "StARS",
-                        "estimator": {"class": "GraphicalLasso", "enet_tol": 1e-6},
-                        "random_state": 0,
-                    },
-                ],
-            },
-            "glasso_cv": {"class": "GraphicalLassoCV", "cv": 3, "n_refinements": 2},
-            **_KRAMER_LEARNERS,
-        },
-    },
-    # The field's reference methods where they live: the project's learners,
-    # scikit-learn's GraphicalLassoCV and the R methods (huge, qgraph, BDgraph,
-    # GGMncv) side by side. The R learners are optional: on a machine without R,
-    # rpy2 or one of the packages they are left out, with one line saying which
-    # and why. Five repeats, the fewest whose bootstrap intervals the findings
-    # take at face value (analysis/_ranking.py's MIN_REPEATS); sized to take a
-    # few minutes on 2 cores; docs/learners.md shows the result.
-    "field": {
-        "description": "The project's learners, scikit-learn's GraphicalLassoCV and "
-        "R's reference methods (huge with StARS, RIC and EBIC; qgraph's "
-        "EBICglasso; BDgraph; GGMncv) on Erdős–Rényi graphs, p=30.",
-        "graph": "erdos_renyi",
-        "n_features": 30,
-        "densities": [0.1],
-        "n_samples": [50, 200],
-        "n_repeats": 5,
-        "model": "concentration",
-        "metrics": list(DEFAULT_METRICS),
-        "random_state": 0,
-        "generators": ["DiagonalDominance", "TriangulatedOrthogonalization"],
-        "learners": {
-            "mb_stars": {
-                "class": "StARS",
-                "estimator": {"class": "NeighbourhoodSelection"},
-                "random_state": 0,
-            },
-            "tiger": {"class": "TIGER"},
-            "clime": {"class": "CLIME"},
-            "glasso_stars": {
-                "class": "Pipeline",
-                "steps": [
-                    {"class": "sklearn.preprocessing.StandardScaler"},
-                    {
-                        "class": "StARS",
-                        "estimator": {"class": "GraphicalLasso", "enet_tol": 1e-6},
-                        "random_state": 0,
-                    },
-                ],
-            },
-            "shrink": {"class": "ShrinkagePartialCorrelation"},
-            "glasso_cv": {"class": "GraphicalLassoCV", "cv": 3, "n_refinements": 2},
-            "huge_mb_stars": {"class": "RHuge", "optional": True},
-            "huge_mb_ric": {"class": "RHuge", "criterion": "ric", "optional": True},
-            "huge_glasso_ebic": {
-                "class": "RHuge",
-                "method": "glasso",
-                "criterion": "ebic",
-                "optional": True,
-            },
-            "huge_tiger_ric": {
-                "class": "RHuge",
-                "method": "tiger",
-                "criterion": "ric",
-                "optional": True,
-            },
-            "ebicglasso": {"class": "REBICGlasso", "optional": True},
-            "bdgraph": {"class": "RBDgraph", "iter": 3000, "optional": True},
-            "ggmncv": {"class": "RGGMncv", "optional": True},
-        },
-    },
-}
+def _load_presets() -> dict[str, dict[str, Any]]:
+    toml = _toml_module()
+    # quick first (the default), then by name: the order `presets` lists them in.
+    names = sorted(_preset_files(), key=lambda name: (name != "quick", name))
+    return {name: toml.loads(preset_text(name)) for name in names}
+
+
+def preset_text(name: str) -> str:
+    """The TOML file of a built-in study, comments included, to read or copy.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`PRESETS`.
+
+    Returns
+    -------
+    str
+        The file's text; saved as ``study.toml`` it runs with
+        ``skggm-bench run --config study.toml`` as the same study.
+
+    Raises
+    ------
+    ConfigError
+        If there is no preset of that name.
+
+    Examples
+    --------
+    >>> from skggm_bench.benchmark.config import preset_text
+    >>> print(preset_text("covariance").splitlines()[0])
+    # Covariance estimators ranked by estimation error: the matrix losses against the
+    """
+    files = _preset_files()
+    if name not in files:
+        raise ConfigError(
+            f"preset: unknown preset {name!r}{_suggest(name, files)}; available: "
+            f"{sorted(files)}"
+        )
+    return files[name].read_text(encoding="utf-8")
 
 
 class ConfigError(ValueError):
@@ -1294,3 +1073,8 @@ def _nested(spec: Any, where: str, resolve: Callable[[str, str], type]) -> Any:
     params = dict(spec)
     cls = resolve(params.pop("class"), f"{where}.class")
     return _build(cls, params, where, resolve)
+
+
+#: Built-in studies, in the configuration-file schema (see the module docstring), read
+#: from the TOML files in ``skggm_bench/benchmark/presets/``.
+PRESETS: dict[str, dict[str, Any]] = _load_presets()
