@@ -8,6 +8,7 @@ cross_validate runs.
 
 import math
 import pickle
+import re
 import warnings
 
 import numpy as np
@@ -712,7 +713,7 @@ def test_invalid_attribute_matrices_rejected():
         M.edges_from_estimator(Fitted(precision_=np.triu(PRECISION3)))
     with pytest.raises(ValueError, match="positive diagonal"):
         M.edge_scores_from_estimator(Fitted(precision_=-PRECISION3))
-    with pytest.raises(ValueError, match=r"Fitted\.adjacency_ must hold only 0/1"):
+    with pytest.raises(ValueError, match=r"Fitted\.adjacency_\[0, 1\] is -1.0; an edge"):
         M.edges_from_estimator(Fitted(adjacency_=PRECISION3))
 
 
@@ -899,6 +900,43 @@ def test_cross_validate_with_score_based_scorer(chain_data):
     # 11/66 = 0.17 (AP).
     assert np.all(result["test_auc"] > 0.95)
     assert np.all(result["test_ap"] > 0.85)
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [(np.nan, "NaN"), (2, "2"), (-1, "-1"), (np.iinfo(np.int32).min, "-2147483648")],
+)
+def test_an_edge_decision_that_is_not_0_1_names_its_entry(value, shown):
+    # Issue 37: a NaN (or R's logical NA, INT_MIN as an integer) was "non-zero",
+    # so an edge. Every reader of an edge decision refuses it, naming the entry.
+    adjacency = np.zeros((4, 4), dtype=type(value))
+    adjacency[0, 3] = adjacency[3, 0] = 1
+    adjacency[1, 2] = adjacency[2, 1] = value
+    learner = Fitted(adjacency_=adjacency)
+    message = re.escape(f"Fitted.adjacency_[1, 2] is {shown}; an edge decision must")
+    with pytest.raises(ValueError, match=message):
+        M.edges_from_estimator(learner)
+    with pytest.raises(ValueError, match=message):
+        M.edge_scores_from_estimator(learner)
+    per_group = Fitted(adjacency_=np.stack([np.zeros_like(adjacency), adjacency]))
+    with pytest.raises(ValueError, match=re.escape(f"adjacency_[1, 1, 2] is {shown};")):
+        M.group_edges_from_estimator(per_group)
+
+
+def test_edges_come_from_partial_correlation_when_it_is_all_there_is():
+    # Issue 37: the protocol's third edge source (corpcor's pcor.shrink, node-wise
+    # learners) gave "exposes none of adjacency_, precision_".
+    partial = np.array([[1.0, -0.6, 1e-9], [-0.6, 1.0, 0.0], [1e-9, 0.0, 1.0]])
+    learner = Fitted(partial_correlation_=partial)
+    np.testing.assert_array_equal(M.edges_from_estimator(learner), graph(3, [(0, 1)]))
+    np.testing.assert_array_equal(
+        M.edges_from_estimator(learner, tol=0.0), graph(3, [(0, 1), (0, 2)])
+    )
+    # A covariance graph is not read from partial correlations.
+    with pytest.raises(ValueError, match="exposes none of adjacency_, covariance_"):
+        M.edges_from_estimator(learner, model="covariance")
+    with pytest.raises(ValueError, match="outside"):
+        M.edges_from_estimator(Fitted(partial_correlation_=2 * partial))
 
 
 def test_scores_fall_back_to_partial_correlation_before_adjacency():

@@ -52,11 +52,16 @@ Edges (:func:`edges_from_estimator`) are taken from the first of these attribute
 that the estimator exposes (an attribute that is missing or ``None`` is skipped):
 
 1. ``adjacency_`` -- the estimator's own edge decisions, a symmetric boolean / 0-1
-   matrix, used as is for either ``model`` (``tol`` is not applied).
+   matrix, used as is for either ``model`` (``tol`` is not applied). Any other
+   entry off the diagonal (NaN, an R ``NA`` passed on as a number, 2, -1) is an
+   error naming the entry, never an edge.
 2. ``precision_`` (``model="concentration"`` only) -- pair ``{i, j}`` is an edge when
    the absolute partial correlation
    ``|rho_ij| = |Omega_ij| / sqrt(Omega_ii * Omega_jj)`` exceeds ``tol``.
-3. ``covariance_`` (``model="covariance"`` only) -- pair ``{i, j}`` is an edge when
+3. ``partial_correlation_`` (``model="concentration"`` only; node-wise learners,
+   ``corpcor::pcor.shrink``) -- pair ``{i, j}`` is an edge when
+   ``|partial_correlation_[i, j]|`` exceeds ``tol``.
+4. ``covariance_`` (``model="covariance"`` only) -- pair ``{i, j}`` is an edge when
    the absolute correlation ``|Sigma_ij| / sqrt(Sigma_ii * Sigma_jj)`` exceeds
    ``tol``.
 
