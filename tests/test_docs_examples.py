@@ -222,7 +222,9 @@ def test_a_stochastic_estimators_rows_are_recomputed_by_hand_from_the_docs():
     namespace, printed = _run_block("harness.md", "SeedSequence(learner_seed)")
     frame = namespace["result"].frame
     assert len(frame) == 2 and np.isfinite(frame.kl_divergence).all()
-    assert namespace["by_hand"] == list(zip(frame.seed, frame.kl_divergence))
+    assert namespace["by_hand"] == list(
+        zip(frame.seed, frame.kl_divergence, strict=True)
+    )
     assert printed.strip() == "True"
     # The old documented seed does not reproduce the row: the test can fail.
     data, seed = namespace["data"], namespace["learner_seed"]
