@@ -1016,16 +1016,100 @@ def test_loss_problem_withholds_nothing_else_for_scale():
     S = np.cov(X, rowvar=False, bias=True)
     d = np.sqrt(np.diag(S))
     correlation = S / np.outer(d, d)
-    # Far from the sample variances, closer to unit ones, but not a unit diagonal:
-    # the old factor-2 rule withheld these; their losses now say how far they are.
+    # Far from the sample variances, closer to unit ones, but not within a factor
+    # 1.1 of them: their losses say how far they are.
     for estimate in (1.5 * correlation, np.diag(np.full(6, 3.0)), 100.0 * S):
         assert loss_problem(estimate, np.linalg.inv(estimate), X) is None
-    # A diagonal 1e-6 off 1 is not a correlation matrix.
-    near = correlation + 1e-6 * np.eye(6)
-    assert loss_problem(near, None, X) is None
     # From a precision alone, its inverse is judged.
     message = loss_problem(None, np.linalg.inv(correlation), X)
     assert message.startswith("no loss: the inverse of precision_ has a unit diagonal")
+
+
+def test_loss_problem_withholds_the_losses_of_standardised_estimates():
+    # Issue 37: a diagonal of n/(n-1) (standardised with ddof 0, estimated with
+    # ddof 1) or of nearly 1 (a precision of standardised data, up to its
+    # solver) passed as estimates of the data's covariance, off by the data's
+    # variances (up to 1024 here).
+    from skggm_bench.metrics import loss_problem
+
+    X = _unequal_variances(n=100, p=6)
+    Z = (X - X.mean(axis=0)) / X.std(axis=0)
+    for ddof_estimate in (np.cov(Z, rowvar=False), np.cov(Z, rowvar=False) * 0.99**2):
+        level = ddof_estimate[0, 0]
+        message = loss_problem(ddof_estimate, np.linalg.inv(ddof_estimate), X)
+        assert message.startswith(
+            f"no loss: covariance_ has a constant diagonal {level:.6g} (a "
+            "correlation matrix times n/(n-1) or (n-1)/n"
+        ), message
+    near = np.corrcoef(X, rowvar=False) + 1e-3 * np.eye(6)
+    message = loss_problem(None, np.linalg.inv(near), X)
+    assert message.startswith(
+        "no loss: the inverse of precision_ implies variances 1.001 to 1.001, those "
+        "of standardised data (a factor 1.001 from 1 and 68.3 from the data's, root "
+        "mean square) while the variances of the data the learner was given are "
+        "0.975 to 952: it standardised the data itself"
+    ), message
+    # Data standardised (either way) are the learner's scale: nothing withheld.
+    for data in (Z, Z * np.sqrt(99 / 100)):
+        assert loss_problem(np.cov(Z, rowvar=False), None, data) is None
+        assert loss_problem(None, np.linalg.inv(near), data) is None
+    # Data whose variances are within a factor 1.25 of 1: the scale moves a
+    # loss by little, and nothing is withheld.
+    mild = Z * np.linspace(0.95, 1.05, 6)
+    assert loss_problem(None, np.linalg.inv(near), mild) is None
+
+
+class _DdofMix(BaseEstimator):
+    """Standardises with ddof 0, then estimates with ddof 1: a diagonal n/(n-1)."""
+
+    def fit(self, X, y=None):
+        Z = (X - X.mean(axis=0)) / X.std(axis=0)
+        self.covariance_ = np.cov(Z, rowvar=False)
+        self.precision_ = np.linalg.inv(self.covariance_)
+        return self
+
+
+class _PrecisionOfStandardised(BaseEstimator):
+    """Fits the graphical lasso on standardised data; exposes its precision only."""
+
+    def fit(self, X, y=None):
+        Z = (X - X.mean(axis=0)) / X.std(axis=0)
+        self.precision_ = GraphicalLasso(alpha=0.05).fit(Z).precision_
+        return self
+
+
+@pytest.mark.parametrize(
+    ("learner", "metric"),
+    [
+        (_DdofMix(), "kl_divergence"),
+        (_PrecisionOfStandardised(), "precision_frobenius_loss"),
+    ],
+)
+def test_a_loss_of_a_standardised_estimate_is_withheld_with_why(learner, metric):
+    # The two cases of issue 37 item 8, in the harness: each loss was off by
+    # about an order of magnitude, without a reason in the row.
+    from skggm_bench.benchmark import Benchmark
+    from skggm_bench.generators import PartialOrthogonalization
+
+    frame = (
+        Benchmark(
+            {"po": PartialOrthogonalization()},
+            {"standardised": learner},
+            n_features=10,
+            densities=0.2,
+            n_samples=100,
+            n_repeats=2,
+            random_state=0,
+            metrics=("f1", metric),
+        )
+        .run()
+        .frame
+    )
+    assert (frame.status == "ok").all()
+    assert frame[metric].isna().all()
+    assert frame.message.str.contains(
+        f"{metric} undefined: no loss: .* it standardised the data itself"
+    ).all(), frame.message.tolist()
 
 
 class _Correlation(BaseEstimator):
