@@ -494,6 +494,10 @@ class RLearner(BaseEstimator):
       list of adjacency matrices, one per penalty) and ``index`` (the selected
       one on the path, counted from 1 as in R).
 
+    An edge decision (``adjacency``, a graph of ``path``) holds 0/1 or
+    ``TRUE``/``FALSE`` off the diagonal: an ``NA``, a ``NaN`` or a weight raises a
+    ValueError naming the entry (counted from 1, as in R), and a string or a
+    factor where a matrix is expected a TypeError saying so.
     They become the fitted attributes of the learner protocol
     (:mod:`skggm_bench.metrics`): ``adjacency_`` (the function's own edges; from
     ``path[index]`` when only a path is returned), ``precision_``,

@@ -74,7 +74,7 @@ def check_edge_decisions(decisions: Any, name: str) -> Any:
     or True/False off the diagonal. Anything else -- NaN, an R ``NA`` passed on as
     a number, 2, -1 -- must not become an edge by being "non-zero": the row fails
     with the entry named instead. The diagonal is not a decision and is ignored.
-    Sparse matrices and graphs are left to
+    Sparse matrices, graphs and masked arrays are left to
     :func:`~skggm_bench.graphs.check_adjacency`; so are arrays that are not
     numeric or not square, whose errors say so.
 
@@ -96,10 +96,11 @@ def check_edge_decisions(decisions: Any, name: str) -> Any:
     >>> check_edge_decisions(np.array([[0, np.nan], [np.nan, 0]]), "adjacency_")
     Traceback (most recent call last):
     ...
-    ValueError: adjacency_[0, 1] is NaN, not 0/1 or True/False: an edge decision \
-cannot be missing or a weight
+    ValueError: adjacency_[0, 1] is NaN; an edge decision must be 0/1 or True/False
     """
-    if not isinstance(decisions, (np.ndarray, list, tuple)):
+    if not isinstance(decisions, (np.ndarray, list, tuple)) or isinstance(
+        decisions, np.ma.MaskedArray
+    ):
         return decisions
     values = np.asarray(decisions)
     if (

@@ -256,7 +256,7 @@ def test_a_string_is_not_reported_as_a_matrix_of_shape_1_1():
 
 
 @needs_r
-def test_a_study_fails_the_rows_of_an_na_edge_and_names_it(tmp_path):
+def test_a_study_fails_the_rows_of_an_na_edge_and_names_it():
     # The learner: one NA pair made its rows ok, and ranked it first by F1.
     one_na = "function(x) { a <- abs(cor(x)) > 0.3; a[1, 2] <- a[2, 1] <- NA; a }"
     frame = (
