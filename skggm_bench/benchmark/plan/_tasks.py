@@ -222,7 +222,11 @@ def load_learner(shipped: Any) -> Any:
 
 
 def seed_estimator(estimator: Any, seed: int) -> None:
-    """Give every ``random_state=None`` (nested ones included) a derived seed."""
+    """Give every ``random_state=None`` (nested ones included) a derived seed.
+
+    The ``k`` such parameters, sorted by name, get in that order the integers of
+    ``SeedSequence(seed).generate_state(k)`` (docs/harness.md, "Seeding").
+    """
     params = estimator.get_params(deep=True)
     names = sorted(
         name
