@@ -10,7 +10,10 @@
   docs/related_models.md, from their examples (the second needs regain);
 * the leaderboards page's example, run after the harness page's example, as a
   reader would (on a smaller grid);
-* the model axis example of docs/harness.md and its table.
+* the model axis example of docs/harness.md and its table;
+* the seed derivation of docs/harness.md and docs/bring_your_own_learner.md, by
+  recomputing rows of a stochastic scikit-learn estimator and of an R learner by
+  hand from it (issue 37).
 """
 
 import contextlib
@@ -197,3 +200,58 @@ def test_model_axis_example_of_the_harness_page_gives_its_quoted_table():
     assert (frame.loc[frame.learner == "glasso", "status"] == "failed").all()
     board = namespace["result"].leaderboard("f1", by=("generator",))
     assert set(board.loc[board.position == 1, "learner"]) == {"group"}
+
+
+def _run_block(page, marker):
+    block = next(b for b in python_blocks(DOCS / page) if marker in b)
+    namespace: dict = {}
+    with contextlib.redirect_stdout(io.StringIO()) as printed:
+        exec(compile(block, page, "exec"), namespace)
+    return namespace, printed.getvalue()
+
+
+def test_a_stochastic_estimators_rows_are_recomputed_by_hand_from_the_docs():
+    """MinCovDet left at random_state=None: the documented derivation gives its
+    rows exactly (with the 32-bit learner seed itself, as the docs once said,
+    they differ)."""
+    import numpy as np
+    from sklearn.covariance import MinCovDet
+
+    from skggm_bench.metrics import GroundTruth, score_learner
+
+    namespace, printed = _run_block("harness.md", "SeedSequence(learner_seed)")
+    frame = namespace["result"].frame
+    assert len(frame) == 2 and np.isfinite(frame.kl_divergence).all()
+    assert namespace["by_hand"] == list(
+        zip(frame.seed, frame.kl_divergence, strict=True)
+    )
+    assert printed.strip() == "True"
+    # The old documented seed does not reproduce the row: the test can fail.
+    data, seed = namespace["data"], namespace["learner_seed"]
+    truth = GroundTruth(data.adjacency, covariance=data.covariance)
+    other = MinCovDet(random_state=int(seed)).fit(data.X)
+    value = score_learner(other, truth, ["kl_divergence"], X=data.X).values
+    assert value["kl_divergence"] != frame.kl_divergence.iloc[-1]
+
+
+def test_an_r_learners_rows_are_recomputed_by_hand_from_the_docs():
+    from skggm_bench.learners import r_unavailable
+
+    reason = r_unavailable()
+    if reason is not None:
+        pytest.skip(f"R learners: {reason}")
+    import numpy as np
+
+    namespace, printed = _run_block("bring_your_own_learner.md", "r_seed = int")
+    frame = namespace["result"].frame
+    assert len(frame) == 2 and np.isfinite(frame.kl_divergence).all()
+    assert namespace["by_hand"] == frame.kl_divergence.tolist()
+    assert printed.strip() == "True"
+    # Another R seed gives another half of the rows, so another value.
+    learner = namespace["seeded"]
+    first = learner.set_params(args={"s": namespace["r_seed"]}).fit(namespace["data"].X)
+    same = first.covariance_
+    other = learner.set_params(args={"s": namespace["r_seed"] + 1}).fit(
+        namespace["data"].X
+    )
+    assert not np.allclose(other.covariance_, same)

@@ -8,6 +8,7 @@ cross_validate runs.
 
 import math
 import pickle
+import re
 import warnings
 
 import numpy as np
@@ -712,7 +713,7 @@ def test_invalid_attribute_matrices_rejected():
         M.edges_from_estimator(Fitted(precision_=np.triu(PRECISION3)))
     with pytest.raises(ValueError, match="positive diagonal"):
         M.edge_scores_from_estimator(Fitted(precision_=-PRECISION3))
-    with pytest.raises(ValueError, match=r"Fitted\.adjacency_ must hold only 0/1"):
+    with pytest.raises(ValueError, match=r"adjacency_\[0, 1\] is -1.0; an edge"):
         M.edges_from_estimator(Fitted(adjacency_=PRECISION3))
 
 
@@ -901,6 +902,43 @@ def test_cross_validate_with_score_based_scorer(chain_data):
     assert np.all(result["test_ap"] > 0.85)
 
 
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [(np.nan, "NaN"), (2, "2"), (-1, "-1"), (np.iinfo(np.int32).min, "-2147483648")],
+)
+def test_an_edge_decision_that_is_not_0_1_names_its_entry(value, shown):
+    # Issue 37: a NaN (or R's logical NA, INT_MIN as an integer) was "non-zero",
+    # so an edge. Every reader of an edge decision refuses it, naming the entry.
+    adjacency = np.zeros((4, 4), dtype=type(value))
+    adjacency[0, 3] = adjacency[3, 0] = 1
+    adjacency[1, 2] = adjacency[2, 1] = value
+    learner = Fitted(adjacency_=adjacency)
+    message = re.escape(f"Fitted.adjacency_[1, 2] is {shown}; an edge decision must")
+    with pytest.raises(ValueError, match=message):
+        M.edges_from_estimator(learner)
+    with pytest.raises(ValueError, match=message):
+        M.edge_scores_from_estimator(learner)
+    per_group = Fitted(adjacency_=np.stack([np.zeros_like(adjacency), adjacency]))
+    with pytest.raises(ValueError, match=re.escape(f"adjacency_[1, 1, 2] is {shown};")):
+        M.group_edges_from_estimator(per_group)
+
+
+def test_edges_come_from_partial_correlation_when_it_is_all_there_is():
+    # Issue 37: the protocol's third edge source (corpcor's pcor.shrink, node-wise
+    # learners) gave "exposes none of adjacency_, precision_".
+    partial = np.array([[1.0, -0.6, 1e-9], [-0.6, 1.0, 0.0], [1e-9, 0.0, 1.0]])
+    learner = Fitted(partial_correlation_=partial)
+    np.testing.assert_array_equal(M.edges_from_estimator(learner), graph(3, [(0, 1)]))
+    np.testing.assert_array_equal(
+        M.edges_from_estimator(learner, tol=0.0), graph(3, [(0, 1), (0, 2)])
+    )
+    # A covariance graph is not read from partial correlations.
+    with pytest.raises(ValueError, match="exposes none of adjacency_, covariance_"):
+        M.edges_from_estimator(learner, model="covariance")
+    with pytest.raises(ValueError, match="outside"):
+        M.edges_from_estimator(Fitted(partial_correlation_=2 * partial))
+
+
 def test_scores_fall_back_to_partial_correlation_before_adjacency():
     from skggm_bench.metrics import edge_scores_from_estimator
 
@@ -978,16 +1016,100 @@ def test_loss_problem_withholds_nothing_else_for_scale():
     S = np.cov(X, rowvar=False, bias=True)
     d = np.sqrt(np.diag(S))
     correlation = S / np.outer(d, d)
-    # Far from the sample variances, closer to unit ones, but not a unit diagonal:
-    # the old factor-2 rule withheld these; their losses now say how far they are.
+    # Far from the sample variances, closer to unit ones, but not within a factor
+    # 1.1 of them: their losses say how far they are.
     for estimate in (1.5 * correlation, np.diag(np.full(6, 3.0)), 100.0 * S):
         assert loss_problem(estimate, np.linalg.inv(estimate), X) is None
-    # A diagonal 1e-6 off 1 is not a correlation matrix.
-    near = correlation + 1e-6 * np.eye(6)
-    assert loss_problem(near, None, X) is None
     # From a precision alone, its inverse is judged.
     message = loss_problem(None, np.linalg.inv(correlation), X)
     assert message.startswith("no loss: the inverse of precision_ has a unit diagonal")
+
+
+def test_loss_problem_withholds_the_losses_of_standardised_estimates():
+    # Issue 37: a diagonal of n/(n-1) (standardised with ddof 0, estimated with
+    # ddof 1) or of nearly 1 (a precision of standardised data, up to its
+    # solver) passed as estimates of the data's covariance, off by the data's
+    # variances (up to 1024 here).
+    from skggm_bench.metrics import loss_problem
+
+    X = _unequal_variances(n=100, p=6)
+    Z = (X - X.mean(axis=0)) / X.std(axis=0)
+    for ddof_estimate in (np.cov(Z, rowvar=False), np.cov(Z, rowvar=False) * 0.99**2):
+        level = ddof_estimate[0, 0]
+        message = loss_problem(ddof_estimate, np.linalg.inv(ddof_estimate), X)
+        assert message.startswith(
+            f"no loss: covariance_ has a constant diagonal {level:.6g} (a "
+            "correlation matrix times n/(n-1) or (n-1)/n"
+        ), message
+    near = np.corrcoef(X, rowvar=False) + 1e-3 * np.eye(6)
+    message = loss_problem(None, np.linalg.inv(near), X)
+    assert message.startswith(
+        "no loss: the inverse of precision_ implies variances 1.001 to 1.001, those "
+        "of standardised data (a factor 1.001 from 1 and 68.3 from the data's, root "
+        "mean square) while the variances of the data the learner was given are "
+        "0.975 to 952: it standardised the data itself"
+    ), message
+    # Data standardised (either way) are the learner's scale: nothing withheld.
+    for data in (Z, Z * np.sqrt(99 / 100)):
+        assert loss_problem(np.cov(Z, rowvar=False), None, data) is None
+        assert loss_problem(None, np.linalg.inv(near), data) is None
+    # Data whose variances are within a factor 1.25 of 1: the scale moves a
+    # loss by little, and nothing is withheld.
+    mild = Z * np.linspace(0.95, 1.05, 6)
+    assert loss_problem(None, np.linalg.inv(near), mild) is None
+
+
+class _DdofMix(BaseEstimator):
+    """Standardises with ddof 0, then estimates with ddof 1: a diagonal n/(n-1)."""
+
+    def fit(self, X, y=None):
+        Z = (X - X.mean(axis=0)) / X.std(axis=0)
+        self.covariance_ = np.cov(Z, rowvar=False)
+        self.precision_ = np.linalg.inv(self.covariance_)
+        return self
+
+
+class _PrecisionOfStandardised(BaseEstimator):
+    """Fits the graphical lasso on standardised data; exposes its precision only."""
+
+    def fit(self, X, y=None):
+        Z = (X - X.mean(axis=0)) / X.std(axis=0)
+        self.precision_ = GraphicalLasso(alpha=0.05).fit(Z).precision_
+        return self
+
+
+@pytest.mark.parametrize(
+    ("learner", "metric"),
+    [
+        (_DdofMix(), "kl_divergence"),
+        (_PrecisionOfStandardised(), "precision_frobenius_loss"),
+    ],
+)
+def test_a_loss_of_a_standardised_estimate_is_withheld_with_why(learner, metric):
+    # The two cases of issue 37 item 8, in the harness: each loss was off by
+    # about an order of magnitude, without a reason in the row.
+    from skggm_bench.benchmark import Benchmark
+    from skggm_bench.generators import PartialOrthogonalization
+
+    frame = (
+        Benchmark(
+            {"po": PartialOrthogonalization()},
+            {"standardised": learner},
+            n_features=10,
+            densities=0.2,
+            n_samples=100,
+            n_repeats=2,
+            random_state=0,
+            metrics=("f1", metric),
+        )
+        .run()
+        .frame
+    )
+    assert (frame.status == "ok").all()
+    assert frame[metric].isna().all()
+    assert frame.message.str.contains(
+        f"{metric} undefined: no loss: .* it standardised the data itself"
+    ).all(), frame.message.tolist()
 
 
 class _Correlation(BaseEstimator):

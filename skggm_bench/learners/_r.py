@@ -265,6 +265,19 @@ local({
     storage.mode(v) <- "double"
     v
   }
+  not_numeric <- function(v) {
+    if (is.list(v) && !is.data.frame(v)) {
+      for (item in v) if (!is.null(what <- not_numeric(item))) return(what)
+      return(NULL)
+    }
+    if (isS4(v) || ((is.numeric(v) || is.logical(v)) && !is.factor(v))) return(NULL)
+    if (is.data.frame(v) && all(vapply(v, function(col)
+      (is.numeric(col) || is.logical(col)) && !is.factor(col), logical(1))))
+      return(NULL)
+    if (is.character(v) && length(v))
+      return(sprintf("a string (\\"%s\\")", substr(v[[1]], 1L, 60L)))
+    sprintf("of R class %s", class(v)[[1]])
+  }
   function(f, x, y, args, seed, returns) {
     set.seed(seed, kind = "Mersenne-Twister", normal.kind = "Inversion",
              sample.kind = "Rejection")
@@ -291,6 +304,11 @@ local({
     for (name in intersect(names(value), known)) {
       v <- value[[name]]
       if (is.null(v)) next
+      # A string or a factor would become NA (or its codes) as a double: say
+      # what it is instead.
+      what <- not_numeric(v)
+      if (!is.null(what)) return(list(not_numeric = c(name, what),
+                                      warnings = warned))
       out[[name]] <- if (name == "index") as.integer(v) else dense(v)
     }
     out
@@ -476,6 +494,10 @@ class RLearner(BaseEstimator):
       list of adjacency matrices, one per penalty) and ``index`` (the selected
       one on the path, counted from 1 as in R).
 
+    An edge decision (``adjacency``, a graph of ``path``) holds 0/1 or
+    ``TRUE``/``FALSE`` off the diagonal: an ``NA``, a ``NaN`` or a weight raises a
+    ValueError naming the entry (counted from 1, as in R), and a string or a
+    factor where a matrix is expected a TypeError saying so.
     They become the fitted attributes of the learner protocol
     (:mod:`skggm_bench.metrics`): ``adjacency_`` (the function's own edges; from
     ``path[index]`` when only a path is returned), ``precision_``,
@@ -646,6 +668,9 @@ class RLearner(BaseEstimator):
             # The caller's own call says nothing; a call inside the function does.
             where = "" if call.startswith("f(x") else f" (in R: {call})"
             raise RError(f"{fields['error'][0]}{where}")
+        if "not_numeric" in fields:
+            name, what = (str(v) for v in fields["not_numeric"])
+            raise TypeError(f"the R function's {name} is {what}, not a numeric matrix")
         unknown = [str(n) for n in fields.get("unknown", [])]
         read = {name: _from_r(fields[name]) for name in _MATRICES if name in fields}
         if not read and "path" not in fields:
@@ -662,10 +687,13 @@ class RLearner(BaseEstimator):
                     f"({n_features}, {n_features}) for {n_features} variables"
                 )
             if name == "adjacency":
-                value = _graph(value)
+                value = _graph(value, "adjacency")
             setattr(self, f"{name}_", value)
         if "path" in fields:
-            self.path_ = [_graph(m) for m in _from_r(fields["path"])]
+            self.path_ = [
+                _graph(m, f"path[[{k}]]")
+                for k, m in enumerate(_from_r(fields["path"]), start=1)
+            ]
             if "index" in fields:
                 index = int(fields["index"][0]) - 1
                 if not 0 <= index < len(self.path_):
@@ -678,9 +706,35 @@ class RLearner(BaseEstimator):
                     self.adjacency_ = self.path_[index]
 
 
-def _graph(matrix: np.ndarray) -> np.ndarray:
-    """A 0/1 (or weighted) matrix as a boolean graph without self-loops."""
-    graph = np.asarray(matrix) != 0
+# R's NA as a double is a NaN whose lower 32 bits are 1954 (R_NaReal).
+_R_NA_PAYLOAD = 1954
+
+
+def _graph(matrix: np.ndarray, name: str) -> np.ndarray:
+    """A 0/1 (or TRUE/FALSE) matrix as a boolean graph without self-loops.
+
+    Any other value off the diagonal -- R's ``NA``, ``NaN``, a weight -- is an
+    error naming the entry (counted from 1, as in R), never an edge.
+    """
+    values = np.asarray(matrix, dtype=np.float64)
+    off_diagonal = ~np.eye(values.shape[-1], dtype=bool)
+    bad = ~np.isin(values, (0.0, 1.0)) & off_diagonal
+    if bad.any():
+        index = tuple(int(k) for k in np.argwhere(bad)[0])
+        value = values[index]
+        if np.isnan(value):
+            bits = int(np.float64(value).view(np.uint64)) & 0xFFFFFFFF
+            shown = "NA" if bits == _R_NA_PAYLOAD else "NaN"
+        else:
+            shown = repr(float(value))
+        *layer, i, j = (k + 1 for k in index)  # a list of matrices: one per class
+        entry = "".join(f"[[{k}]]" for k in layer) + f"[{i}, {j}]"
+        raise ValueError(
+            f"the R function's {name}{entry} is {shown}; an edge "
+            "decision must be 0/1 or TRUE/FALSE (row and column counted from 1, "
+            "as in R)"
+        )
+    graph = values != 0
     if graph.ndim == 2:
         np.fill_diagonal(graph, False)
     else:

@@ -52,11 +52,16 @@ Edges (:func:`edges_from_estimator`) are taken from the first of these attribute
 that the estimator exposes (an attribute that is missing or ``None`` is skipped):
 
 1. ``adjacency_`` -- the estimator's own edge decisions, a symmetric boolean / 0-1
-   matrix, used as is for either ``model`` (``tol`` is not applied).
+   matrix, used as is for either ``model`` (``tol`` is not applied). Any other
+   entry off the diagonal (NaN, an R ``NA`` passed on as a number, 2, -1) is an
+   error naming the entry, never an edge.
 2. ``precision_`` (``model="concentration"`` only) -- pair ``{i, j}`` is an edge when
    the absolute partial correlation
    ``|rho_ij| = |Omega_ij| / sqrt(Omega_ii * Omega_jj)`` exceeds ``tol``.
-3. ``covariance_`` (``model="covariance"`` only) -- pair ``{i, j}`` is an edge when
+3. ``partial_correlation_`` (``model="concentration"`` only; node-wise learners,
+   ``corpcor::pcor.shrink``) -- pair ``{i, j}`` is an edge when
+   ``|partial_correlation_[i, j]|`` exceeds ``tol``.
+4. ``covariance_`` (``model="covariance"`` only) -- pair ``{i, j}`` is an edge when
    the absolute correlation ``|Sigma_ij| / sqrt(Sigma_ii * Sigma_jj)`` exceeds
    ``tol``.
 
@@ -82,11 +87,14 @@ D^-1 Theta D^-1`` with ``D`` the scale each feature was divided by
 the learner was fitted on (``score_learner(..., X=X)``, as the benchmark harness
 does), losses are only computed for matrices that estimate the covariance of those
 data (:func:`loss_problem`): ``covariance_ @ precision_`` must be the identity
-within :data:`DISAGREEMENT_TOL`, and a ``covariance_`` with a unit diagonal (within
-:data:`UNIT_DIAGONAL_TOL`) for data whose variances are not 1 is a correlation
-matrix, not an estimate of the covariance; a pipeline step that is not a rescaling
-of each feature leaves no data-scale reading. Then the losses are NaN, with the
-reason as their note. The edge metrics of such a learner are unaffected.
+within :data:`DISAGREEMENT_TOL`, and a learner whose implied variances are those
+of standardised data (a constant diagonal 1, ``n/(n-1)`` or ``(n-1)/n`` within
+:data:`UNIT_DIAGONAL_TOL`, or variances within a factor 1.1 of 1 and more than
+1.25 from the data's) for data whose variances are not 1 standardised the data
+itself, by a scale the harness cannot know; a pipeline step that is not a
+rescaling of each feature leaves no data-scale reading. Then the losses are NaN,
+with the reason as their note: a loss is on the data's scale, or withheld, never
+silently on another. The edge metrics of such a learner are unaffected.
 
 ``tol`` is applied to the *standardised* matrix rather than to raw entries so that
 it does not depend on the units of the variables; "non-zero" means "above numerical

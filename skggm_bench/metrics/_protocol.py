@@ -20,6 +20,7 @@ __all__ = [
     "DEFAULT_TOL",
     "MODELS",
     "Model",
+    "check_edge_decisions",
     "check_model",
     "check_tol",
     "covariance_from_estimator",
@@ -64,6 +65,61 @@ def check_tol(tol: Any) -> float:
             f"correlations; got {tol!r}."
         )
     return float(tol)
+
+
+def check_edge_decisions(decisions: Any, name: str) -> Any:
+    """``decisions`` itself, or a ValueError naming its first entry that is no decision.
+
+    An edge decision (``adjacency_``, one graph of a path, one per group) is 0/1
+    or True/False off the diagonal. Anything else -- NaN, an R ``NA`` passed on as
+    a number, 2, -1 -- must not become an edge by being "non-zero": the row fails
+    with the entry named instead. The diagonal is not a decision and is ignored.
+    Sparse matrices, graphs and masked arrays are left to
+    :func:`~skggm_bench.graphs.check_adjacency`; so are arrays that are not
+    numeric or not square, whose errors say so.
+
+    Parameters
+    ----------
+    decisions : array-like of shape (..., p, p)
+        The decisions.
+    name : str
+        What to call them in the error, e.g. ``"GraphicalLasso.adjacency_"``.
+
+    Returns
+    -------
+    object
+        ``decisions``, unchanged.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> check_edge_decisions(np.array([[0, np.nan], [np.nan, 0]]), "adjacency_")
+    Traceback (most recent call last):
+    ...
+    ValueError: adjacency_[0, 1] is NaN; an edge decision must be 0/1 or True/False
+    """
+    if not isinstance(decisions, (np.ndarray, list, tuple)) or isinstance(
+        decisions, np.ma.MaskedArray
+    ):
+        return decisions
+    values = np.asarray(decisions)
+    if (
+        values.dtype.kind not in "iuf"
+        or values.ndim < 2
+        or values.shape[-1] != values.shape[-2]
+    ):
+        return decisions
+    off_diagonal = ~np.eye(values.shape[-1], dtype=bool)
+    bad = ~np.isin(values, (0, 1)) & off_diagonal
+    if bad.any():
+        index = tuple(int(k) for k in np.argwhere(bad)[0])
+        value = values[index].item()
+        shown = "NaN" if value != value else repr(value)
+        raise ValueError(
+            f"{name}[{', '.join(map(str, index))}] is {shown}; an edge decision "
+            "must be 0/1 or True/False"
+        )
+    return decisions
 
 
 def _attribute(estimator: Any, name: str) -> Any:
@@ -307,7 +363,9 @@ def _absolute_standardised(matrix: Any, name: str) -> NDArray[np.float64]:
 
 
 def _missing_attributes_error(learner: Any, where: str, model: str) -> ValueError:
-    wanted = ("adjacency_", _matrix_attribute(model))
+    wanted = ("adjacency_", _matrix_attribute(model)) + (
+        ("partial_correlation_",) if model == "concentration" else ()
+    )
     present = [
         name for name in _PROTOCOL_ATTRIBUTES if _attribute(learner, name) is not None
     ]
@@ -331,9 +389,10 @@ def edges_from_estimator(
 ) -> NDArray[np.bool_]:
     """Estimated graph of a fitted estimator, following the estimator protocol.
 
-    Reads ``adjacency_`` if present, otherwise ``precision_``
-    (``model="concentration"``) or ``covariance_`` (``model="covariance"``) and
-    keeps the pairs whose absolute (partial) correlation exceeds ``tol``. A
+    Reads ``adjacency_`` if present, otherwise ``precision_`` (else
+    ``partial_correlation_``) for ``model="concentration"`` or ``covariance_``
+    for ``model="covariance"``, and keeps the pairs whose absolute (partial)
+    correlation exceeds ``tol``. A
     Pipeline is read through its final step and a fitted search through its
     ``best_estimator_``. The full rules are in the *estimator protocol* section of
     the :mod:`skggm_bench.metrics` module docstring.
@@ -379,12 +438,16 @@ def edges_from_estimator(
     learner, where = fitted_learner(estimator)
     adjacency = _attribute(learner, "adjacency_")
     if adjacency is not None:
-        return check_adjacency(adjacency, name=f"{where}.adjacency_")
+        name = f"{where}.adjacency_"
+        return check_adjacency(check_edge_decisions(adjacency, name), name=name)
     attribute = _matrix_attribute(model)
     matrix = _attribute(learner, attribute)
-    if matrix is None:
-        raise _missing_attributes_error(learner, where, model)
-    return _absolute_standardised(matrix, f"{where}.{attribute}") > tol
+    if matrix is not None:
+        return _absolute_standardised(matrix, f"{where}.{attribute}") > tol
+    partial = _attribute(learner, "partial_correlation_")
+    if partial is not None and model == "concentration":
+        return _absolute_partial_correlation(partial, where) > tol
+    raise _missing_attributes_error(learner, where, model)
 
 
 def _edge_scores(scores: Any, name: str) -> NDArray[np.float64]:
@@ -472,7 +535,8 @@ def edge_scores_from_estimator(
         return _absolute_partial_correlation(partial, where)
     adjacency = _attribute(learner, "adjacency_")
     if adjacency is not None:
-        edges = check_adjacency(adjacency, name=f"{where}.adjacency_")
+        name = f"{where}.adjacency_"
+        edges = check_adjacency(check_edge_decisions(adjacency, name), name=name)
         return edges.astype(np.float64)
     raise _missing_attributes_error(learner, where, model)
 

@@ -32,7 +32,13 @@ from ._edges import (
     true_positive_rate,
 )
 from ._losses import frobenius_loss, kl_divergence
-from ._protocol import DEFAULT_TOL, check_tol, edges_from_estimator, fitted_learner
+from ._protocol import (
+    DEFAULT_TOL,
+    check_edge_decisions,
+    check_tol,
+    edges_from_estimator,
+    fitted_learner,
+)
 from ._registry import GroundTruth, LearnerScores, Metric, get_metric, score_learner
 
 __all__ = [
@@ -97,7 +103,9 @@ def group_edges_from_estimator(
     learner, where = fitted_learner(estimator)
     adjacency = getattr(learner, "adjacency_", None)
     if adjacency is not None:
-        return _edges_checked(np.asarray(adjacency) != 0, f"adjacency_ of {where}")
+        name = f"{where}.adjacency_"
+        decisions = np.asarray(check_edge_decisions(adjacency, name))
+        return _edges_checked(decisions != 0, name)
     return _edges_from_precisions(group_precision_from_estimator(estimator), tol)
 
 

@@ -2,6 +2,7 @@
 id, so a study's rows are identical for any n_jobs and backend (issue 28)."""
 
 import os
+import sys
 import tempfile
 import warnings
 
@@ -121,6 +122,117 @@ def test_versions_record_the_packages_a_fit_imported(monkeypatch, n_jobs, isolat
     for repeat in (0, 1):  # every fit of the learner, not only the first
         assert versions["late", repeat]["gglasso"] == expected
         assert "gglasso" not in versions["lw", repeat]
+
+
+class LateImportFails(BaseEstimator):
+    """Imports its solver's package inside ``fit``, then fails."""
+
+    def fit(self, X, y=None):
+        import gglasso.problem  # noqa: F401
+
+        raise FloatingPointError("the solver diverged")
+
+
+@pytest.mark.parametrize(("n_jobs", "isolate"), [(1, True), (1, False)])
+def test_failed_rows_record_the_packages_their_fit_imported(
+    monkeypatch, n_jobs, isolate
+):
+    # Issue 37: a failed row's versions omitted what its fit had imported.
+    import importlib.metadata
+    import json
+    import sys
+
+    for name in [m for m in sys.modules if m.partition(".")[0] == "gglasso"]:
+        monkeypatch.delitem(sys.modules, name)
+    frame = (
+        Benchmark(
+            {"dd": DiagonalDominance()},
+            {"late": LateImportFails()},
+            n_features=6,
+            densities=0.3,
+            n_samples=40,
+            n_repeats=2,
+            random_state=0,
+            n_jobs=n_jobs,
+            isolate=isolate,
+        )
+        .run()
+        .frame
+    )
+    assert (frame.status == "failed").all()
+    assert (frame.message == "FloatingPointError: the solver diverged").all()
+    expected = importlib.metadata.version("gglasso")
+    for versions in frame.versions.map(json.loads):
+        assert versions["gglasso"] == expected
+
+
+class Chatty(BaseEstimator):
+    """Prints from Python and writes to the standard streams' descriptors."""
+
+    def fit(self, X, y=None):
+        print("chatty: iteration 1 of 10")
+        print("chatty: to stderr", file=sys.stderr)
+        os.write(1, b"chatty: from C\n")
+        os.write(2, b"chatty: C error stream\n")
+        self.covariance_ = np.cov(X, rowvar=False)
+        self.precision_ = np.linalg.inv(self.covariance_)
+        return self
+
+
+def test_what_a_fit_prints_does_not_reach_the_terminal(capfd):
+    # Issue 37: POET's and gglasso's own prints leaked to the terminal of `run`.
+    frame = (
+        Benchmark(
+            {"dd": DiagonalDominance()},
+            {"chatty": Chatty()},
+            n_features=4,
+            densities=0.3,
+            n_samples=40,
+            n_repeats=2,
+            random_state=0,
+        )
+        .run()
+        .frame
+    )
+    assert (frame.status == "ok").all()
+    out, err = capfd.readouterr()
+    assert "chatty" not in out and "chatty" not in err
+
+
+class NaNEdges(BaseEstimator):
+    """Decides its edges, but one pair is NaN (a missing value passed on)."""
+
+    def __init__(self, value=np.nan):
+        self.value = value
+
+    def fit(self, X, y=None):
+        p = X.shape[1]
+        self.adjacency_ = np.zeros((p, p), dtype=np.asarray(self.value).dtype)
+        self.adjacency_[0, 1] = self.adjacency_[1, 0] = self.value
+        return self
+
+
+@pytest.mark.parametrize(("value", "shown"), [(np.nan, "NaN"), (2, "2"), (-1, "-1")])
+def test_a_row_whose_edge_decision_is_not_0_1_fails_naming_the_entry(value, shown):
+    # Issue 37: a NaN pair was an edge, and such a learner could rank first by F1.
+    frame = (
+        Benchmark(
+            {"dd": DiagonalDominance()},
+            {"nan": NaNEdges(value)},
+            n_features=4,
+            densities=0.3,
+            n_samples=40,
+            n_repeats=1,
+            random_state=0,
+        )
+        .run()
+        .frame
+    )
+    assert (frame.status == "failed").all()
+    assert frame.message.str.contains(
+        f"NaNEdges.adjacency_[0, 1] is {shown}; an edge decision must be 0/1",
+        regex=False,
+    ).all()
 
 
 # --------------------------------------------------------------------------------------

@@ -83,6 +83,33 @@ def test_gglasso_multiple_graphical_lasso_through_the_documented_wrapper(reg, jo
     assert np.isfinite(scores["kl_divergence"])
 
 
+def test_the_documented_gglasso_wrapper_in_a_study_has_a_kl_and_prints_nothing(
+    capfd,
+):
+    # Issue 37: the wrapper set no covariance_ (KL always NaN), and gglasso's
+    # "ADMM terminated after ... iterations" reached the terminal of `run`.
+    pytest.importorskip("gglasso", reason="gglasso missing")
+    frame = (
+        Benchmark(
+            {"dd": TriangulatedOrthogonalization()},
+            {"fgl": _wrapper()(reg="FGL")},
+            n_features=6,
+            densities=0.3,
+            n_samples=40,
+            n_repeats=2,
+            random_state=0,
+            models={"joint": {"kind": "joint", "n_classes": 2}},
+            metrics=("f1", "kl_divergence"),
+        )
+        .run()
+        .frame
+    )
+    assert (frame.status == "ok").all(), frame.message.tolist()
+    assert np.isfinite(frame.kl_divergence).all(), frame.message.tolist()
+    out, err = capfd.readouterr()
+    assert "ADMM" not in out + err
+
+
 def test_regain_time_graphical_lasso(timed):
     covariance = pytest.importorskip("regain.covariance", reason="regain missing")
     model = covariance.TimeGraphicalLasso(alpha=40.0, beta=40.0, max_iter=300)

@@ -10,6 +10,7 @@ import importlib
 import json
 import os
 import pickle
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -39,7 +40,7 @@ from skggm_bench.learners import (
     r_unavailable,
 )
 from skggm_bench.learners._r import install_command
-from skggm_bench.metrics import edge_scores_from_estimator
+from skggm_bench.metrics import edge_scores_from_estimator, edges_from_estimator
 
 NO_R = r_unavailable()
 needs_r = pytest.mark.skipif(NO_R is not None, reason=f"R learners: {NO_R}")
@@ -224,6 +225,88 @@ def test_r_errors_and_warnings_carry_r_messages():
         RLearner("function(x) diag(2)").fit(X)
     with pytest.raises(ValueError, match="not on its path"):
         RLearner("function(x) list(path = list(diag(ncol(x))), index = 3)").fit(X)
+
+
+@needs_r
+@pytest.mark.parametrize(
+    ("code", "message"),
+    [
+        ("list(adjacency = matrix(NA, ncol(x), ncol(x)))", "adjacency[1, 2] is NA;"),
+        ("{ a <- diag(ncol(x)); a[2, 3] <- a[3, 2] <- NA; list(adjacency = a) }",
+         "adjacency[2, 3] is NA;"),
+        ("list(adjacency = matrix(NaN, ncol(x), ncol(x)))", "adjacency[1, 2] is NaN;"),
+        ("list(adjacency = abs(cor(x)))", "adjacency[1, 2] is 0."),
+        ("list(path = list(diag(ncol(x)), matrix(NA, ncol(x), ncol(x))), index = 1)",
+         "path[[2]][1, 2] is NA;"),
+        ("list(adjacency = list(diag(ncol(x)), 2 * (abs(cor(x)) > 0)))",
+         "adjacency[[2]][1, 2] is 2.0;"),
+    ],
+)  # fmt: skip
+def test_an_na_or_a_weight_in_an_edge_decision_names_the_entry(code, message):
+    # Issue 37: R's NA (and any non-zero weight) became an edge.
+    with pytest.raises(ValueError, match=re.escape(f"the R function's {message}")):
+        RLearner(f"function(x) {code}").fit(data())
+
+
+@needs_r
+def test_a_string_is_not_reported_as_a_matrix_of_shape_1_1():
+    with pytest.raises(TypeError, match=r'precision is a string \("abc"\), not a num'):
+        RLearner("function(x) 'abc'").fit(data())
+    with pytest.raises(TypeError, match="covariance is of R class factor, not a"):
+        RLearner("function(x) list(covariance = factor(1:3))").fit(data())
+
+
+@needs_r
+def test_a_study_fails_the_rows_of_an_na_edge_and_names_it():
+    # The issue's learner: one NA pair made its rows ok, and ranked it first by F1.
+    one_na = "function(x) { a <- abs(cor(x)) > 0.3; a[1, 2] <- a[2, 1] <- NA; a }"
+    frame = (
+        Benchmark(
+            {"dd": DiagonalDominance()},
+            {"na": RLearner(one_na, returns="adjacency")},
+            n_features=5,
+            densities=0.3,
+            n_samples=40,
+            n_repeats=2,
+            random_state=0,
+        )
+        .run()
+        .frame
+    )
+    assert (frame.status == "failed").all()
+    assert frame.message.str.contains(
+        "the R function's adjacency[1, 2] is NA;", regex=False
+    ).all()
+
+
+@needs("corpcor")
+def test_corpcor_partial_correlations_are_read_for_edges_and_scores():
+    # Issue 37: returns="partial_correlation" failed every row ("exposes none of").
+    learner = RLearner(
+        "corpcor::pcor.shrink", returns="partial_correlation", packages=("corpcor",)
+    )
+    X = data()
+    fitted = learner.fit(X)
+    partial = fitted.partial_correlation_
+    np.testing.assert_array_equal(
+        edges_from_estimator(fitted), (np.abs(partial) > 1e-8) & ~np.eye(6, dtype=bool)
+    )
+    frame = (
+        Benchmark(
+            {"dd": DiagonalDominance()},
+            {"pcor": learner},
+            n_features=5,
+            densities=0.3,
+            n_samples=40,
+            n_repeats=2,
+            random_state=0,
+            metrics=("f1", "roc_auc"),
+        )
+        .run()
+        .frame
+    )
+    assert (frame.status == "ok").all(), frame.message.tolist()
+    assert frame.roc_auc.notna().all()
 
 
 @needs_r

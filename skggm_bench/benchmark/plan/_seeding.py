@@ -6,8 +6,10 @@ addressed by a spawn key made of the cell's *values* (not positions: the graph b
 display name), whose first 63 bits are the row's ``seed``. From that seed the data
 pipeline of :mod:`skggm_bench.datasets` derives the graph, each generator's matrix, the
 noise and the data model's randomness (so ``make_ggm(..., random_state=seed)``
-reproduces a row's data), and :func:`learner_seed` the ``random_state`` of each learner
-that leaves it to ``None``. A row therefore depends on nothing but the study entropy and
+reproduces a row's data), and :func:`learner_seed` the seed of each learner on it, from
+which the ``random_state`` parameters it leaves to ``None`` are drawn
+(``seed_estimator`` in ``_tasks.py``; the derivation is written out in docs/harness.md,
+"Seeding"). A row therefore depends on nothing but the study entropy and
 its own coordinates: not on ``n_jobs``, the backend, the order in which tasks run, or
 which other values are in the grid.
 """

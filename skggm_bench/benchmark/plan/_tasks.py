@@ -222,7 +222,11 @@ def load_learner(shipped: Any) -> Any:
 
 
 def seed_estimator(estimator: Any, seed: int) -> None:
-    """Give every ``random_state=None`` (nested ones included) a derived seed."""
+    """Give every ``random_state=None`` (nested ones included) a derived seed.
+
+    The ``k`` such parameters, sorted by name, get in that order the integers of
+    ``SeedSequence(seed).generate_state(k)`` (docs/harness.md, "Seeding").
+    """
     params = estimator.get_params(deep=True)
     names = sorted(
         name
@@ -475,13 +479,23 @@ class _Server(Server):
         X = np.array(observed)
         # Every warning of loading and fitting the learner is counted for its row,
         # not printed: "always", so that a repeated warning counts every time.
+        raised = None
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            estimator, fit_time, constant = self._fit_learner(fit, X, y, seed)
+            try:
+                estimator, fit_time, constant = self._fit_learner(fit, X, y, seed)
+            except (MemoryError, KeyboardInterrupt):
+                raise  # their own status (memory), or the user's interruption
+            except BaseException as exc:
+                raised = exc
         # The packages whose modules loading and fitting the learner imported
         # (a wrapper that imports its solver inside fit), as plain strings.
         imported = self.imported.setdefault(fit.learner, set())
         imported |= {name.partition(".")[0] for name in _modules_since(last_module)}
+        if raised is not None:
+            # A failed row, as the exception would make it, but whose versions
+            # name what the fit imported before it raised.
+            return {"raised": error_message(raised), "imported": sorted(imported)}
         truth = (
             None
             if data.related is not None
@@ -685,6 +699,10 @@ def run_fit(spec: Spec, fit: Fit) -> dict:
         )
     result = outcome.value
     row = _row(spec, fit, seed, prepared.value, tuple(result["imported"]))
+    if "raised" in result:
+        return row | _failure(
+            Status.FAILED, result["raised"], outcome.elapsed, spec.metrics
+        )
     if "unusable" in result:
         return (
             row

@@ -67,6 +67,11 @@ What every request is guaranteed
       store (``n_jobs=1``, threading) does not hand it to a learner; and it works
       in a fresh temporary directory of its own, removed once it has ended (a
       learner that needs files must name them by absolute path).
+    * No output: what a request prints -- a solver's progress or report
+      (gglasso's, POET's), from Python or from compiled code -- goes nowhere, so
+      the run's terminal shows the harness's own lines only. What a row needs of
+      a fit is its exception, its warnings (recorded, never printed) and its
+      values. (``isolate=False``, for debugging, leaves the prints.)
     * No orphans: the template and the children ignore the terminal's Ctrl-C (the
       harness handles it); a child dies with its template, a template with the
       worker thread that forked it (``PR_SET_PDEATHSIG``, then it kills what it
@@ -374,6 +379,21 @@ def _fresh_standard_streams() -> None:
             setattr(sys, name, open(os.dup(fd), "w", buffering=1))
 
 
+def _discard_output() -> None:
+    """Send this process's standard output and error, Python's and C's, nowhere."""
+    with contextlib.suppress(OSError, ValueError):
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+    null = os.open(os.devnull, os.O_WRONLY)
+    for fd in (1, 2):
+        os.dup2(null, fd)
+    os.close(null)
+    # The template's stream objects write to descriptors of their own (see
+    # _fresh_standard_streams): new ones, on the silenced descriptors.
+    sys.stdout = open(1, "w", buffering=1, closefd=False)
+    sys.stderr = open(2, "w", buffering=1, closefd=False)
+
+
 def _address_space() -> int:
     """Bytes of virtual memory this process has mapped (Linux), or 0 if unknown."""
     try:
@@ -596,6 +616,7 @@ def _child_main(conn: Connection, server: Server, memory_limit: int | None) -> N
         except (EOFError, OSError):  # the template closed: a spare not needed
             os._exit(0)
         server.merge(shipped)
+        _discard_output()
         if memory_limit is not None:
             hard = resource.getrlimit(resource.RLIMIT_AS)[1]
             cap = _address_space() + memory_limit
