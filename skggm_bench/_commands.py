@@ -434,7 +434,11 @@ def run_study(args: argparse.Namespace) -> int:
         )
     for note in config.notes:
         print(f"study {config.name!r}: {note}", file=sys.stderr)
-    if args.shard is None and args.against is None:
+    if args.against is not None:
+        # Opened (created) by the run once the study is checked against the
+        # published one: a refused study leaves no store behind.
+        store, to_compute = None, True
+    elif args.shard is None:
         store, to_compute = _open_store(path, config.n_tasks)
     else:
         store, to_compute = _open_shard_store(path), True
@@ -442,7 +446,8 @@ def run_study(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     try:
         with contextlib.ExitStack() as context:
-            context.callback(store.close)
+            if store is not None:
+                context.callback(store.close)
             if not to_compute:
                 frame, n_computed = store.frame(), 0
             else:
@@ -452,7 +457,7 @@ def run_study(args: argparse.Namespace) -> int:
                 if backend == "dask":
                     context.callback(_dask_client(scheduler, n_jobs).close)
                 benchmark = config.make_benchmark(
-                    store=store,
+                    store=path if store is None else store,
                     # With dask the cluster's workers are the parallelism: use all.
                     n_jobs=-1 if backend == "dask" else n_jobs,
                     backend=backend,

@@ -1440,15 +1440,18 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
         # Entering the backend's configuration validates it (unknown name, dask
         # without a client) before the store is touched.
         with self._backend_config():
+            extension = None
+            if against is not None:  # refused before the store is created
+                entropy = self._published_entropy(against)
+                extension = extend_study(against, self._fingerprint(grid, entropy))
             store = self._open_store()
             try:
-                entropy = self._entropy(store, against)
-                fingerprint = self._fingerprint(
-                    grid, entropy, stored=self.store is not None or against is not None
-                )
-                extension = None
-                if against is not None:
-                    extension = extend_study(against, fingerprint)
+                if extension is None:
+                    entropy = self._entropy(store)
+                    fingerprint = self._fingerprint(
+                        grid, entropy, stored=self.store is not None
+                    )
+                else:
                     fingerprint = extension.study
                 study = store.ensure_study(fingerprint)
                 self.entropy_ = entropy
@@ -1492,22 +1495,21 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
                     "the extended study",
                 )
 
-    def _entropy(self, store: ResultStore, against: Any = None) -> int:
+    def _entropy(self, store: ResultStore) -> int:
         entropy = check_study_random_state(self.random_state)
         if entropy is not None:
             return entropy
-        # random_state=None resumes with the stored entropy, or extends a published
-        # study with its entropy.
-        if against is not None:
-            with contextlib.ExitStack() as stack:
-                if not isinstance(against, ResultStore):
-                    against = stack.enter_context(ResultStore(against, read_only=True))
-                stored = against.study()
-        else:
-            stored = store.study()
+        stored = store.study()  # random_state=None resumes with the stored entropy
         if stored is not None and "entropy" in stored:
             return int(stored["entropy"])
         return fresh_entropy()
+
+    def _published_entropy(self, against: str | os.PathLike | ResultStore) -> int:
+        """random_state=None extends a published study with its own seed."""
+        if isinstance(against, ResultStore):
+            return self._entropy(against)
+        with ResultStore(against, read_only=True) as published:
+            return self._entropy(published)
 
     def _spec(self, grid: _Grid, entropy: int) -> Spec:
         return Spec(
