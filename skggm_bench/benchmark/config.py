@@ -422,6 +422,67 @@ PRESETS: dict[str, dict[str, Any]] = {
     },
 }
 
+# The field's comparison, the study a paper would cite: the field preset's learners
+# (ours, scikit-learn's GraphicalLassoCV, R's where R and the package are installed)
+# and the Krämer learners, under diagonal dominance, the paper's triangulated
+# orthogonalization and the exact uniform sampler. UniformChordal needs chordal
+# graphs, hence three chordal families; 0.04 is the densest the random chordal
+# family reaches at p=200. The grid's sample sizes are one axis for both p, so
+# 25..400 holds n/p of 1/2, 1 and 2 at p=50 (25, 50, 100) and at p=200 (100, 200,
+# 400), and also 4 and 8 at p=50 and 1/8 and 1/4 at p=200 (docs/performance.md: its
+# cost, whole and in shards). It is meant to run as a job array (--shard I/K).
+_REFERENCE_GRAPHS = {
+    "band": "band",
+    "random_chordal": "random_chordal",
+    "hub": {"family": "hub", "n_hubs": 5},
+}
+_REFERENCE_GENERATORS = [
+    "DiagonalDominance",
+    "TriangulatedOrthogonalization",
+    "UniformChordal",
+]
+PRESETS["reference"] = {
+    "description": "The field's comparison: our learners, the Krämer learners, "
+    "scikit-learn's GraphicalLassoCV and R's reference methods under diagonal "
+    "dominance, triangulated orthogonalization and the uniform sampler, on band, "
+    "random chordal and hub graphs, p=50 and 200, n/p from 1/2 to 2, 5 repeats.",
+    "graph": _REFERENCE_GRAPHS,
+    "n_features": [50, 200],
+    "densities": [0.04],
+    "n_samples": [25, 50, 100, 200, 400],
+    "n_repeats": 5,
+    "model": "concentration",
+    "metrics": list(DEFAULT_METRICS),
+    "random_state": 0,
+    "generators": _REFERENCE_GENERATORS,
+    # The Krämer learners' shrinkage estimator (the published local-fdr cutoff)
+    # replaces the field preset's.
+    "learners": {**PRESETS["field"]["learners"], **_KRAMER_LEARNERS},
+}
+# The reference study in small, for documentation builds and tests: the same
+# generators, graphs and n/p (exactly 1/2, 1 and 2 at p=20), the fast Python
+# learners, 5 repeats; about a minute on 2 cores.
+PRESETS["reference-small"] = {
+    "description": "The reference study in small: diagonal dominance, triangulated "
+    "orthogonalization and the uniform sampler on band, random chordal and hub "
+    "graphs, p=20, n/p of 1/2, 1 and 2, four fast learners.",
+    "graph": _REFERENCE_GRAPHS,
+    "n_features": 20,
+    "densities": [0.1],
+    "n_samples": [10, 20, 40],
+    "n_repeats": 5,
+    "model": "concentration",
+    "metrics": list(DEFAULT_METRICS),
+    "random_state": 0,
+    "generators": _REFERENCE_GENERATORS,
+    "learners": {
+        "tiger": {"class": "TIGER"},
+        "clime": {"class": "CLIME"},
+        "shrink": _KRAMER_LEARNERS["shrink"],
+        "glasso_cv": {"class": "GraphicalLassoCV", "cv": 3, "n_refinements": 2},
+    },
+}
+
 
 class ConfigError(ValueError):
     """A study configuration is invalid; the message names the key at fault.
