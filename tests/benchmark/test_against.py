@@ -8,7 +8,11 @@ import pytest
 from sklearn.covariance import GraphicalLasso, LedoitWolf
 
 from skggm_bench.benchmark import Benchmark, StudyError
-from skggm_bench.benchmark.results.store import ResultStore, StudyMismatchError
+from skggm_bench.benchmark.results.store import (
+    ResultStore,
+    StudyMismatchError,
+    merge_stores,
+)
 from skggm_bench.cli import main
 from skggm_bench.generators import DiagonalDominance, PartialOrthogonalization
 
@@ -71,6 +75,17 @@ def test_an_interrupted_extension_resumes(tmp_path, studies):
     new_rows = (full.frame.learner == "lw").sum()
     assert first.n_computed + again.n_computed == new_rows
     assert len(again.frame) == len(full.frame)
+
+
+def test_the_parts_of_an_extension_merge_into_the_whole_study(tmp_path, studies):
+    published, full = studies
+    parts = [tmp_path / f"part{i}.sqlite" for i in (1, 2)]
+    for i, part in enumerate(parts, start=1):
+        _bench(part, {"lw": LedoitWolf()}, shard=(i, 2)).run(against=published)
+    merge_stores(parts, tmp_path / "merged.sqlite")
+    with ResultStore(tmp_path / "merged.sqlite", read_only=True) as store:
+        assert store.study() == full.study
+        assert len(store) == len(full.frame)
 
 
 @pytest.mark.parametrize(
