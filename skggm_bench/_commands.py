@@ -181,11 +181,13 @@ def _settings(args: argparse.Namespace) -> Any:
 def _store_path(args: argparse.Namespace, config: Any) -> Path:
     if args.store is not None:
         return args.store
-    path = (
-        Path(config.run["store"])
-        if config.run.get("store")
-        else RESULTS_DIR / f"{config.name}.sqlite"
-    )
+    against = getattr(args, "against", None)
+    if against is not None:  # the extended study, next to the published one
+        path = against.with_name(f"{against.stem}.extended.sqlite")
+    elif config.run.get("store"):
+        path = Path(config.run["store"])
+    else:
+        path = RESULTS_DIR / f"{config.name}.sqlite"
     shard = getattr(args, "shard", None)
     if shard is not None:  # each job of an array writes a store of its own
         path = path.with_name(f"{path.stem}.shard-{shard[0]}-of-{shard[1]}.sqlite")
@@ -467,15 +469,28 @@ def run_study(args: argparse.Namespace) -> int:
     path = _store_path(args, config)
     backend, n_jobs, scheduler = _execution(args, config)
     part = "" if args.shard is None else f"part {args.shard[0]}/{args.shard[1]} of "
-    print(
-        f"study {config.name!r}: {part}{config.n_tasks} fits "
-        f"({_count(config.generators, 'generator')} x "
-        f"{_count(config.learners, 'learner')} x grid); results in {path}",
-        file=sys.stderr,
-    )
+    if args.against is None:
+        print(
+            f"study {config.name!r}: {part}{config.n_tasks} fits "
+            f"({_count(config.generators, 'generator')} x "
+            f"{_count(config.learners, 'learner')} x grid); results in {path}",
+            file=sys.stderr,
+        )
+    else:
+        _check_against(args.against, path)
+        print(
+            f"study {config.name!r}: {part}the fits of its learners that "
+            f"{args.against} lacks, on that store's data; the extended study "
+            f"(its rows and theirs) in {path}",
+            file=sys.stderr,
+        )
     for note in config.notes:
         print(f"study {config.name!r}: {note}", file=sys.stderr)
-    if args.shard is None:
+    if args.against is not None:
+        # Opened (created) by the run once the study is checked against the
+        # published one: a refused study leaves no store behind.
+        store, to_compute = None, True
+    elif args.shard is None:
         store, to_compute = _open_store(path, config.n_tasks)
     else:
         store, to_compute = _open_shard_store(path), True
@@ -483,7 +498,8 @@ def run_study(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     try:
         with contextlib.ExitStack() as context:
-            context.callback(store.close)
+            if store is not None:
+                context.callback(store.close)
             if not to_compute:
                 frame, n_computed = store.frame(), 0
             else:
@@ -494,13 +510,13 @@ def run_study(args: argparse.Namespace) -> int:
                     context.callback(_dask_client(scheduler, n_jobs).close)
                 context.enter_context(progress.lines_above())
                 benchmark = config.make_benchmark(
-                    store=store,
+                    store=path if store is None else store,
                     # With dask the cluster's workers are the parallelism: use all.
                     n_jobs=-1 if backend == "dask" else n_jobs,
                     backend=backend,
                     shard=args.shard,
                 )
-                result = benchmark.run(progress=progress)
+                result = benchmark.run(progress=progress, against=args.against)
                 frame, n_computed = result.frame, result.n_computed
     except KeyboardInterrupt:
         progress.close()
@@ -524,7 +540,12 @@ def run_study(args: argparse.Namespace) -> int:
         f"{elapsed:.0f} s, stored in {path}",
         file=sys.stderr,
     )
-    program, study = _program(), _study_arguments(args)
+    program = _program()
+    study = (
+        _study_arguments(args)
+        if args.against is None
+        else f" --store {shlex.quote(str(path))}"
+    )
     if args.shard is not None:
         stores = (
             "the stores of all parts"
@@ -538,6 +559,18 @@ def run_study(args: argparse.Namespace) -> int:
         return EXIT_OK
     print(f"next: {program} leaderboard{study}\n      {program} report{study}")
     return EXIT_OK
+
+
+def _check_against(against: Path, path: Path) -> None:
+    """The published store exists and is not the one the run writes."""
+    if not against.is_file():
+        raise CommandError(f"--against: no results store at {against}", EXIT_USAGE)
+    if path.exists() and os.path.samefile(path, against):
+        raise CommandError(
+            f"--store {path} is the --against store, which a run never changes: "
+            "give --store a new path for the extended study",
+            EXIT_USAGE,
+        )
 
 
 def _open_shard_store(path: Path) -> Any:

@@ -3,8 +3,8 @@
 ::
 
     skggm-bench run [--preset NAME | --config FILE.toml] [--store PATH]
-                    [--n-jobs N] [--backend NAME] [--scheduler ADDRESS]
-                    [--shard I/K]
+                    [--against STORE] [--n-jobs N] [--backend NAME]
+                    [--scheduler ADDRESS] [--shard I/K]
     skggm-bench leaderboard [--metric f1] [--by density ...] [--store PATH]
                             [--format text|markdown|latex|csv]
     skggm-bench report [--store PATH] [--out DIR] [--metric f1]
@@ -114,6 +114,16 @@ def _add_run(commands: Any) -> None:
         "same command again resumes an interrupted run.",
     )
     _add_study_options(run, for_run=True)
+    run.add_argument(
+        "--against",
+        metavar="STORE",
+        type=Path,
+        help="a published study's store: run only the study's learners that it "
+        "lacks, on its very data (the study's data side must equal the store's, "
+        "and every new row's data hash its), into --store (default: "
+        "STORE's name with .extended), which then holds the extended study; "
+        "STORE is never changed",
+    )
     run.add_argument(
         "--n-jobs",
         type=int,

@@ -5,6 +5,7 @@ directory; one test interrupts a real ``skggm-bench run`` process with SIGINT an
 resumes it.
 """
 
+import collections
 import importlib.util
 import io
 import json
@@ -33,6 +34,7 @@ from skggm_bench.benchmark.config import (
     load_config,
     parse_config,
 )
+from skggm_bench.benchmark.plan._sharding import shard_fits
 from skggm_bench.benchmark.results.store import ResultStore
 
 matplotlib.use("Agg")
@@ -211,7 +213,7 @@ def test_second_run_resumes_and_computes_nothing(workdir, capsys):
 
 
 def test_ctrl_c_exits_130_with_a_resume_message(workdir, capsys, monkeypatch):
-    def interrupted_run(self, progress=None):
+    def interrupted_run(self, progress=None, against=None):
         progress(0, 48)
         progress(5, 48)
         raise KeyboardInterrupt
@@ -881,6 +883,25 @@ def test_presets_are_valid_and_build_their_estimators(name):
         left_out = r_learners - set(learners)
         assert bool(left_out) == bool(config.notes)
         assert all(name in " ".join(config.notes) for name in left_out)
+    elif name.startswith("reference"):  # the generators a paper compares
+        assert list(generators) == [
+            "DiagonalDominance",
+            "TriangulatedOrthogonalization",
+            "UniformChordal",
+        ]
+        assert set(config.grid["graph"]) == {"band", "random_chordal", "hub"}
+        assert config.grid["n_repeats"] == 5
+        sizes = config.grid["n_samples"]
+        for p in np.atleast_1d(config.grid["n_features"]):
+            assert {p // 2, p, 2 * p} <= set(sizes)  # n/p of 1/2, 1 and 2
+        if name == "reference":
+            assert list(config.grid["n_features"]) == [50, 200]
+            field = get_preset("field")
+            kramer = {"shrink", "lasso", "adalasso", "ridge", "pls"}
+            assert set(learners) == set(field.make_learners()) | kramer
+            assert config.notes == field.notes  # R learners left out alike
+        else:
+            assert config.n_tasks <= 3 * 3 * 3 * 5 * 4  # cheap: docs and tests
     else:  # the five Krämer et al. learners plus the graphical lasso
         kramer = {"shrink", "lasso", "adalasso", "ridge", "pls"}
         assert set(learners) == kramer | {"glasso"}
@@ -905,7 +926,7 @@ def test_kramer2009_preset_is_the_published_design():
 def test_quick_is_the_default_preset(workdir, capsys, monkeypatch):
     seen = {}
 
-    def record(self, progress=None):
+    def record(self, progress=None, against=None):
         seen["grid"] = (self.n_features, self.densities, self.n_samples, self.n_repeats)
         seen["store"] = self.store
         raise KeyboardInterrupt  # stop before doing any work
@@ -971,3 +992,17 @@ def test_dask_backend_gives_the_same_rows_as_loky(workdir, capsys):
         keys = ["generator", "learner", "density", "n_samples", "repeat"]
         frames[backend] = frame.sort_values(keys).reset_index(drop=True)
     pd.testing.assert_frame_equal(frames["loky"], frames["dask"])
+
+
+def test_reference_preset_splits_into_shards_that_cover_it_once():
+    config = get_preset("reference")
+    learners = config.make_learners()
+    # 3 generators x 3 graphs x 2 p x 5 sample sizes x 5 repeats, every learner
+    assert config.n_tasks == 3 * 3 * 2 * 5 * 5 * len(learners)
+    fits = config.make_benchmark()._validate().fits()
+    assert len(fits) == config.n_tasks
+    parts = [shard_fits(fits, i, 100) for i in range(1, 101)]
+    assert all(parts)
+    counted = collections.Counter(fit.key for part in parts for fit in part)
+    assert counted == collections.Counter(fit.key for fit in fits)
+    assert get_preset("reference-small").n_tasks == 540

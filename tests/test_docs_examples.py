@@ -20,7 +20,9 @@ import contextlib
 import io
 import re
 import runpy
+import shlex
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -255,3 +257,47 @@ def test_an_r_learners_rows_are_recomputed_by_hand_from_the_docs():
         namespace["data"].X
     )
     assert not np.allclose(other.covariance_, same)
+
+
+def _matches(expected, printed):
+    """Whether every line of ``expected`` is a line of ``printed``, in order
+    ("..." in a quoted line stands for any text)."""
+    lines = iter(printed.splitlines())
+    for line in filter(None, expected.splitlines()):
+        pattern = ".*".join(map(re.escape, line.split("..."))) + r"\s*"
+        if not any(re.fullmatch(pattern, out) for out in lines):
+            return False
+    return True
+
+
+def test_submit_your_method_runs_as_written(tmp_path, monkeypatch, capsys):
+    from skggm_bench.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    page = (DOCS / "submit_your_method.md").read_text(encoding="utf-8")
+    for name, body in re.findall(r"```toml\n# (\S+)\n(.*?)```", page, re.DOTALL):
+        (tmp_path / name).write_text(body)
+    mine = (tmp_path / "mine.toml").read_text()
+    (tmp_path / "other.toml").write_text(mine.replace("[0.1]", "[0.15]"))
+    blocks = re.findall(r"```console\n(.*?)```", page, re.DOTALL)
+    assert len(blocks) == 5
+    for block in blocks:
+        block = textwrap.dedent(block)
+        command, expected = block.split("\n", 1)
+        assert command.startswith("$ skggm-bench ")
+        argv = shlex.split(command[len("$ skggm-bench ") :])
+        if argv[0] == "run":
+            argv += ["--n-jobs", "1", "--no-progress"]
+        status = main(argv)
+        captured = capsys.readouterr()
+        refused = "error:" in expected
+        assert status == (1 if refused else 0), (command, captured.err)
+        assert _matches(expected, captured.out + "\n" + captured.err), (
+            command,
+            captured,
+        )
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(python_blocks(DOCS / "submit_your_method.md")[0], {})
+    quoted = page.split("```text\n")[1].split("```")[0]
+    assert printed.getvalue() == quoted

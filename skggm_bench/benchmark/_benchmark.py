@@ -80,7 +80,7 @@ from .results._provenance import (
     learner_versions,
 )
 from .results._schema import KEY_COLUMNS, MAX_NAME_LENGTH, Status, result_columns
-from .results.store import ResultStore
+from .results.store import ResultStore, StudyExtension, extend_study
 from .run._execution import backend_problem, execute
 from .run._isolation import adopt_strays, close_children
 
@@ -1360,7 +1360,12 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
 
     # -- running ---------------------------------------------------------------------
 
-    def run(self, progress: Callable[[int, int], Any] | None = None) -> BenchmarkResult:
+    def run(
+        self,
+        progress: Callable[[int, int], Any] | None = None,
+        *,
+        against: str | os.PathLike | ResultStore | None = None,
+    ) -> BenchmarkResult:
         """Run every fit of the grid that is not stored yet; return all the rows.
 
         Parameters
@@ -1368,6 +1373,17 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
         progress : callable or None, default=None
             Called as ``progress(done, total)`` (numbers of rows) once before the
             first fit, with the rows already stored, and after every fit.
+        against : str, os.PathLike, ResultStore or None, default=None
+            A published study's store, to add this study's learners to it without
+            re-running its own. This study's data side (generators, graphs, data
+            models, densities, sizes, repeats, ``random_state``; None takes the
+            published seed) and its metrics, timeout and memory limit must be the
+            published study's, and a learner of both the same estimator; only the
+            learners the published study lacks are run, each row checked to carry
+            the seed and data hash of the published rows of its data set. ``store``
+            then receives the extended study: the published rows and the new ones
+            (the published store is never changed, so ``store`` must be another
+            path). ``shard`` splits the new learners' fits.
 
         Returns
         -------
@@ -1381,7 +1397,10 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
         StudyError
             For an invalid study, before anything runs.
         StudyMismatchError
-            If ``store`` holds a different study.
+            If ``store`` holds a different study; with ``against``, if this
+            study's data side or judging differs from the published one (naming
+            the first difference), or a new row's data set is not the published
+            one (naming the row).
         KeyboardInterrupt
             Re-raised after an interruption; the rows committed so far are kept.
 
@@ -1396,23 +1415,51 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
         ...                    random_state=0).run(progress=lambda *a: calls.append(a))
         >>> calls[0], calls[-1]
         ((0, 3), (3, 3))
+
+        Adding a learner to a published study runs that learner alone:
+
+        >>> import tempfile, pathlib
+        >>> from sklearn.covariance import LedoitWolf
+        >>> tmp = pathlib.Path(tempfile.mkdtemp())
+        >>> study = dict(generators={"dd": DiagonalDominance()}, n_features=8,
+        ...              n_samples=50, n_repeats=3, random_state=0)
+        >>> _ = Benchmark(learners={"glasso": GraphicalLasso(alpha=0.2)},
+        ...               store=tmp / "published.sqlite", **study).run()
+        >>> extended = Benchmark(learners={"lw": LedoitWolf()},
+        ...                      store=tmp / "extended.sqlite", **study).run(
+        ...     against=tmp / "published.sqlite")
+        >>> extended.n_computed, sorted(extended.frame.learner.unique())
+        (3, ['glasso', 'lw'])
         """
         if progress is not None and not callable(progress):
             raise TypeError(
                 f"progress must be a callable(done, total), got {progress!r}"
             )
         grid = self._validate()
+        self._check_against(against)
         # Entering the backend's configuration validates it (unknown name, dask
         # without a client) before the store is touched.
         with self._backend_config():
+            extension = None
+            if against is not None:  # refused before the store is created
+                entropy = self._published_entropy(against)
+                extension = extend_study(against, self._fingerprint(grid, entropy))
             store = self._open_store()
             try:
-                entropy = self._entropy(store)
-                study = store.ensure_study(
-                    self._fingerprint(grid, entropy, stored=self.store is not None)
-                )
+                if extension is None:
+                    entropy = self._entropy(store)
+                    fingerprint = self._fingerprint(
+                        grid, entropy, stored=self.store is not None
+                    )
+                else:
+                    fingerprint = extension.study
+                study = store.ensure_study(fingerprint)
                 self.entropy_ = entropy
-                n_computed = self._fill(store, grid, entropy, progress)
+                n_computed = self._fill(store, grid, entropy, progress, extension)
+                if extension is not None:  # rank every learner, published first
+                    grid = dataclasses.replace(
+                        grid, learners=dict.fromkeys(extension.study["learners"])
+                    )
                 frame = _ordered_frame(store.frame(), grid)
             finally:
                 if store is not self.store:  # opened here: close it here
@@ -1426,6 +1473,28 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
             tie_tolerance=float(self.tie_tolerance),
         )
 
+    def _check_against(self, against: Any) -> None:
+        """``against`` is a store other than ``store``: a published one stays."""
+        if against is None:
+            return
+        if not isinstance(against, (str, os.PathLike, ResultStore)):
+            raise StudyError(
+                "against",
+                f"against must be None, a file path or a ResultStore, got {against!r}",
+            )
+        published = against.path if isinstance(against, ResultStore) else against
+        store = self.store.path if isinstance(self.store, ResultStore) else self.store
+        if store is None or os.fspath(store) == ":memory:":
+            return
+        if os.path.exists(store) and os.path.exists(published):
+            if os.path.samefile(store, published):
+                raise StudyError(
+                    "store",
+                    f"store {os.fspath(store)!r} is the published store given as "
+                    "against, which is never changed: give store a new path for "
+                    "the extended study",
+                )
+
     def _entropy(self, store: ResultStore) -> int:
         entropy = check_study_random_state(self.random_state)
         if entropy is not None:
@@ -1434,6 +1503,13 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
         if stored is not None and "entropy" in stored:
             return int(stored["entropy"])
         return fresh_entropy()
+
+    def _published_entropy(self, against: str | os.PathLike | ResultStore) -> int:
+        """random_state=None extends a published study with its own seed."""
+        if isinstance(against, ResultStore):
+            return self._entropy(against)
+        with ResultStore(against, read_only=True) as published:
+            return self._entropy(published)
 
     def _spec(self, grid: _Grid, entropy: int) -> Spec:
         return Spec(
@@ -1464,13 +1540,26 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
         grid: _Grid,
         entropy: int,
         progress: Callable[[int, int], Any] | None,
+        extension: StudyExtension | None = None,
     ) -> int:
-        """Compute the rows missing from ``store``; return how many were added."""
+        """Compute the rows missing from ``store``; return how many were added.
+
+        With ``extension``, the published rows are copied first, only the new
+        learners run, and each of their rows is checked before it is stored.
+        """
+        if extension is not None:
+            store.append(extension.published_rows())  # present ones are kept
+            grid = dataclasses.replace(
+                grid,
+                learners={n: grid.learners[n] for n in extension.new_learners},
+            )
         done = store.completed_keys()
         fits = grid.fits()
         shard = check_shard(self.shard)
         if shard is not None:
             fits = shard_fits(fits, *shard)
+        if extension is not None:
+            extension.check_covers(fit.key for fit in fits)
         total = len(fits)
         fits = [fit for fit in fits if fit.key not in done]
         counts = {"done": total - len(fits), "computed": 0}
@@ -1480,6 +1569,8 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
 
         def on_row(row: dict) -> None:
             warned.add(row.pop(WARNING_COUNTS, {}), row["learner"])
+            if extension is not None:  # refused before it is stored
+                extension.check_row(row)
             # One transaction per row: an interruption (Ctrl-C, SIGKILL) leaves
             # every finished fit committed and nothing half-written.
             counts["computed"] += store.append([row])

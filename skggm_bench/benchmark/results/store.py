@@ -44,6 +44,7 @@ import json
 import math
 import os
 import re
+import shlex
 import sqlite3
 import tempfile
 import warnings
@@ -69,8 +70,10 @@ __all__ = [
     "MergeError",
     "ResultStore",
     "StoreError",
+    "StudyExtension",
     "StudyMismatchError",
     "export_results",
+    "extend_study",
     "merge_stores",
     "read_export",
 ]
@@ -701,8 +704,30 @@ study, or re-run with the stored configuration to resume it.
                 f"store {self.path!r} holds another study: "
                 f"{_describe_differences(stored, wanted)}. Use a new store path for "
                 "a new study, or re-run with the stored configuration to resume it."
+                + _against_hint(stored, wanted, self.path)
             )
         return stored
+
+
+def _against_hint(stored: dict, wanted: dict, path: str) -> str:
+    """The way to add learners to a study, for a request that only adds learners."""
+    from ._provenance import split_study
+
+    (data, judged), (wanted_data, wanted_judged) = (
+        split_study(stored),
+        split_study(wanted),
+    )
+    stored_learners = judged.pop("learners", {})
+    wanted_learners = wanted_judged.pop("learners", {})
+    added = [name for name in wanted_learners if name not in stored_learners]
+    if data != wanted_data or judged != wanted_judged or not added:
+        return ""
+    return (
+        f" To add {', '.join(map(repr, added))} without re-running the stored "
+        "learners, run the study against this store into a new one: skggm-bench "
+        f"run --config STUDY.toml --against {shlex.quote(path)} --store NEW.sqlite "
+        "(in Python: Benchmark(..., store=NEW).run(against=STORE))"
+    )
 
 
 def _upgrade(conn: sqlite3.Connection) -> None:
@@ -1062,6 +1087,230 @@ def _merged_study(studies: list[tuple[str, dict]]) -> dict:
             learners.setdefault(name, description)
             owner.setdefault(name, path)
     return {**data, **learner_side, "learners": learners}
+
+
+class StudyExtension:
+    """A published study, and the learners a new study adds to it on its data.
+
+    Made by :func:`extend_study`; :meth:`Benchmark.run(against=...)
+    <skggm_bench.benchmark.Benchmark.run>` uses it to run only the new learners and
+    to check that each of their rows was computed on the published data set.
+
+    Attributes
+    ----------
+    study : dict
+        The extended study: the published data side and judging, the published
+        learners, then the new ones.
+    published : str
+        The path of the published store.
+    new_learners : list of str
+        The learners of the requested study that the published one lacks.
+
+    Examples
+    --------
+    >>> columns = ["generator", "graph", "data_model", "learner", "density",
+    ...            "n_features", "n_samples", "repeat", "seed", "data_hash"]
+    >>> published = [("dd", "er", "gaussian", "glasso", 0.1, 10, 50, 0, 7, "ab12")]
+    >>> extension = StudyExtension({}, "pub.sqlite", ["lw"], columns, published)
+    >>> new = dict(zip(columns, ("dd", "er", "gaussian", "lw", 0.1, 10, 50, 0, 7,
+    ...                          "ab12")))
+    >>> extension.check_row(new)  # the published data set: accepted
+    >>> extension.check_row({**new, "data_hash": "ff00"})
+    Traceback (most recent call last):
+    ...
+    skggm_bench.benchmark.results.store.StudyMismatchError: the row generator='dd', \
+graph='er', data_model='gaussian', learner='lw', density=0.1, n_features=10, \
+n_samples=50, repeat=0 was not computed on the published data: its data_hash is \
+'ff00', and the published row generator='dd', graph='er', data_model='gaussian', \
+learner='glasso', density=0.1, n_features=10, n_samples=50, repeat=0 in \
+'pub.sqlite' has 'ab12'; the data sets differ (another version of a generator, \
+data model or numpy draws other data)
+    """
+
+    def __init__(
+        self,
+        study: dict,
+        published: str,
+        new_learners: list[str],
+        columns: list[str],
+        rows: list[tuple],
+    ) -> None:
+        self.study = study
+        self.published = published
+        self.new_learners = new_learners
+        self._columns = columns
+        self._rows = rows
+        learner = KEY_COLUMNS.index("learner")
+        key_at = [columns.index(name) for name in KEY_COLUMNS]
+        seed, data_hash = columns.index("seed"), columns.index("data_hash")
+        # One entry per published data set: the key of its first row (to name
+        # it), its seed and its data hash.
+        self._data: dict[tuple, tuple[tuple, Any, Any]] = {}
+        for row in rows:
+            key = tuple(row[i] for i in key_at)
+            self._data.setdefault(
+                key[:learner] + key[learner + 1 :], (key, row[seed], row[data_hash])
+            )
+
+    def published_rows(self) -> Iterable[dict]:
+        """The published store's rows, to copy into the extended store."""
+        return (dict(zip(self._columns, row, strict=True)) for row in self._rows)
+
+    def check_covers(self, keys: Iterable[tuple]) -> None:
+        """Refuse keys whose data set the published store does not hold.
+
+        Raises
+        ------
+        StudyMismatchError
+            Naming the first such key: nothing proves what its data should be.
+        """
+        learner = KEY_COLUMNS.index("learner")
+        for key in keys:
+            if key[:learner] + key[learner + 1 :] not in self._data:
+                raise StudyMismatchError(
+                    f"the published store {self.published!r} holds no row of the "
+                    f"data set of {_key_text(key)}, so its data cannot be checked: "
+                    "run --against a complete study (merge its shards first)"
+                )
+
+    def check_row(self, row: Mapping[str, Any]) -> None:
+        """Refuse a new row whose data set is not the published one.
+
+        Raises
+        ------
+        StudyMismatchError
+            Naming the row, the published row of its data set, and the first of
+            ``seed`` and ``data_hash`` that differs.
+        """
+        key = tuple(row[name] for name in KEY_COLUMNS)
+        learner = KEY_COLUMNS.index("learner")
+        found = self._data.get(key[:learner] + key[learner + 1 :])
+        if found is None:
+            self.check_covers([key])
+            return
+        published_key, seed, data_hash = found
+        # A data set that could not be drawn has no hash: nothing to compare.
+        pairs = [("seed", seed, row.get("seed"))]
+        if data_hash and row.get("data_hash"):
+            pairs.append(("data_hash", data_hash, row.get("data_hash")))
+        for name, published, new in pairs:
+            if published != new:
+                raise StudyMismatchError(
+                    f"the row {_key_text(key)} was not computed on the published "
+                    f"data: its {name} is {_quoted(new)}, and the published row "
+                    f"{_key_text(published_key)} in {self.published!r} has "
+                    f"{_quoted(published)}; the data sets differ (another version "
+                    "of a generator, data model or numpy draws other data)"
+                )
+
+
+def extend_study(
+    published: str | os.PathLike | ResultStore, study: Mapping[str, Any]
+) -> StudyExtension:
+    """Check that ``study`` adds learners to a published study, on its very data.
+
+    The requested study's data side (generators, graphs, data models, densities,
+    sizes, seeds, repeats, seeding scheme, model) and its judging (metrics,
+    timeout, memory limit) must equal the published study's, and a learner of
+    both must be the same estimator. Its other learners are the new ones; the
+    rows they produce are then checked one by one against the published rows of
+    the same data set (:meth:`StudyExtension.check_row`).
+
+    Parameters
+    ----------
+    published : str, os.PathLike or ResultStore
+        The published study's store (read, never changed).
+    study : mapping
+        The requested study's fingerprint (what ``Benchmark.run`` records).
+
+    Returns
+    -------
+    StudyExtension
+
+    Raises
+    ------
+    StudyMismatchError
+        Naming the first difference of the data sides, the judging or a shared
+        learner; or if the published store records no study.
+    StoreError
+        If ``published`` is not a readable results store.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from sklearn.covariance import GraphicalLasso, LedoitWolf
+    >>> from skggm_bench.benchmark import Benchmark
+    >>> from skggm_bench.generators import DiagonalDominance
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "published.sqlite"
+    >>> _ = Benchmark({"dd": DiagonalDominance()}, {"lw": LedoitWolf()},
+    ...               n_features=6, metrics=("f1",), random_state=0,
+    ...               store=path).run()
+    >>> study = ResultStore(path, read_only=True).study()
+    >>> extend_study(path, study).new_learners
+    []
+    >>> extend_study(path, {**study, "n_repeats": 2})
+    Traceback (most recent call last):
+    ...
+    skggm_bench.benchmark.results.store.StudyMismatchError: the study does not \
+draw the data of the published store '...': n_repeats: 1 against 2 (published \
+against requested)
+    """
+    from ._provenance import JUDGING, first_difference, split_study
+
+    store = (
+        published
+        if isinstance(published, ResultStore)
+        else ResultStore(published, read_only=True)
+    )
+    try:
+        stored = store.study()
+        if stored is None:
+            raise StudyMismatchError(
+                f"{store.path!r} holds no study description (it was not written by "
+                "a Benchmark run), so nothing proves what its rows were computed on"
+            )
+        columns, rows = _raw_rows(store)
+    finally:
+        if store is not published:
+            store.close()
+    wanted = json.loads(json.dumps(dict(study), sort_keys=True))
+    (data, judged), (wanted_data, wanted_judged) = (
+        split_study(stored),
+        split_study(wanted),
+    )
+    difference = first_difference(data, wanted_data)
+    if difference is not None:
+        raise StudyMismatchError(
+            f"the study does not draw the data of the published store "
+            f"{store.path!r}: {difference} (published against requested)"
+        )
+    for key in JUDGING:
+        difference = first_difference(judged.get(key), wanted_judged.get(key), key)
+        if difference is not None:
+            raise StudyMismatchError(
+                f"the study judges its learners otherwise than the published store "
+                f"{store.path!r}, so one leaderboard cannot rank them: {difference} "
+                "(published against requested)"
+            )
+    learners = dict(judged.get("learners", {}))
+    new = []
+    for name, description in wanted_judged.get("learners", {}).items():
+        if name not in learners:
+            learners[name] = description
+            new.append(name)
+        elif learners[name] != description:
+            difference = first_difference(
+                learners[name], description, f"learners.{name}"
+            )
+            raise StudyMismatchError(
+                f"learner {name!r} is not the same estimator as in the published "
+                f"store {store.path!r}: {difference} (published against requested); "
+                "rename it to add it as a new "
+                "learner"
+            )
+    return StudyExtension(
+        {**data, **judged, "learners": learners}, store.path, new, columns, rows
+    )
 
 
 def _key_text(key: tuple) -> str:
