@@ -398,8 +398,12 @@ def study_toml(study: Mapping[str, Any], name: str) -> str:
             header = f"{section}.{json.dumps(str(entry))}"
             if spec is None:  # the data as drawn: Gaussian
                 lines += _toml_table(header, {"class": "Gaussian"})
-            else:
-                lines += _toml_table(header, _flat_estimator(spec))
+                continue
+            table = _flat_estimator(spec)
+            if section != "learners":
+                # Generators and data models are looked up by class name only.
+                table["class"] = str(table.get("class", "")).rsplit(".", 1)[-1]
+            lines += _toml_table(header, table)
     return "\n".join(lines)
 
 
