@@ -610,11 +610,16 @@ def merge_results(args: argparse.Namespace) -> int:
 
 def publish_site(args: argparse.Namespace) -> int:
     """``skggm-bench publish``: stores into a static, versioned results site."""
+    from .benchmark.analysis.leaderboard import DEFAULT_TIE_TOLERANCE
     from .benchmark.publish import PublishError, publish
 
+    tolerance = args.tie_tolerance
     try:
         published = publish(
-            args.stores, args.out, metric=args.metric, tie_tolerance=args.tie_tolerance
+            args.stores,
+            args.out,
+            metric=args.metric,
+            tie_tolerance=DEFAULT_TIE_TOLERANCE if tolerance is None else tolerance,
         )
     except PublishError as exc:
         raise CommandError(str(exc)) from None
