@@ -78,5 +78,52 @@ def _skip_metadata_routing(app, what, name, obj, skip, options):
     return skip
 
 
+def _publish_results_site(app, exception):
+    """The results site of a small study, published into the build's results/.
+
+    docs/publishing.md links to it: what ``skggm-bench publish`` writes, browsable
+    with the documentation (a few seconds: 72 fits).
+    """
+    if exception is not None or app.builder.name != "html":
+        return
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from sklearn.covariance import GraphicalLasso
+
+    from skggm_bench.benchmark import Benchmark
+    from skggm_bench.benchmark.publish import publish
+    from skggm_bench.generators import DiagonalDominance, TriangulatedOrthogonalization
+    from skggm_bench.learners import ShrinkagePartialCorrelation
+
+    site = Path(app.outdir) / "results"
+    with tempfile.TemporaryDirectory() as tmp:
+        store = Path(tmp) / "small.sqlite"
+        Benchmark(
+            generators={
+                "DiagonalDominance": DiagonalDominance(),
+                "TriangulatedOrthogonalization": TriangulatedOrthogonalization(),
+            },
+            learners={
+                "shrink": ShrinkagePartialCorrelation(),
+                "glasso_sparse": GraphicalLasso(alpha=0.3),
+                "glasso_dense": GraphicalLasso(alpha=0.05),
+            },
+            densities=(0.1, 0.3),
+            n_features=10,
+            n_samples=(30, 60),
+            n_repeats=3,
+            metrics=("tpr", "ppv", "f1"),
+            n_jobs=1,
+            random_state=0,
+            store=str(store),
+        ).run()
+        # A fresh site each build: the docs show one version of the study.
+        shutil.rmtree(site, ignore_errors=True)
+        publish([store], site)
+
+
 def setup(app):  # noqa: D103
     app.connect("autodoc-skip-member", _skip_metadata_routing)
+    app.connect("build-finished", _publish_results_site)

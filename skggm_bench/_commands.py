@@ -38,6 +38,7 @@ __all__ = [
     "merge_results",
     "metric_name",
     "preset_names",
+    "publish_site",
     "run_study",
     "sample_matrices",
     "shard_spec",
@@ -718,6 +719,28 @@ def merge_results(args: argparse.Namespace) -> int:
     )
     program = _program()
     print(f"next: {program} leaderboard --store {shlex.quote(str(args.out))}")
+    return EXIT_OK
+
+
+def publish_site(args: argparse.Namespace) -> int:
+    """``skggm-bench publish``: stores into a static, versioned results site."""
+    from .benchmark.analysis.leaderboard import DEFAULT_TIE_TOLERANCE
+    from .benchmark.publish import PublishError, publish
+
+    tolerance = args.tie_tolerance
+    try:
+        published = publish(
+            args.stores,
+            args.out,
+            metric=args.metric,
+            tie_tolerance=DEFAULT_TIE_TOLERANCE if tolerance is None else tolerance,
+        )
+    except PublishError as exc:
+        raise CommandError(str(exc)) from None
+    for item in published:
+        what = "added version" if item["added"] else "unchanged, still version"
+        print(f"{item['study']}: {what} {item['version']}")
+    print(f"open {(args.out / 'index.html').resolve().as_uri()}")
     return EXIT_OK
 
 

@@ -57,6 +57,7 @@ from ._commands import (
     merge_results,
     metric_name,
     preset_names,
+    publish_site,
     run_study,
     sample_matrices,
     shard_spec,
@@ -308,6 +309,40 @@ def _add_merge(commands: Any) -> None:
     )
 
 
+def _add_publish(commands: Any) -> None:
+    publish = commands.add_parser(
+        "publish",
+        help="publish results stores as a static, versioned results site",
+        description="Write a static site (plain files, opens offline from file://) "
+        "of the studies in the stores: an index of every study, a page per study "
+        "with interactive charts, findings and sortable tables, a page per learner, "
+        "and the downloads with their SHA-256 manifest. A study is named after its "
+        "store's file (shards of one study join it); publishing into an existing "
+        "site adds a version to each study whose rows changed, and never changes a "
+        "published version.",
+    )
+    publish.add_argument(
+        "stores", nargs="+", type=Path, metavar="STORE", help="stores to publish"
+    )
+    publish.add_argument(
+        "--out", required=True, type=Path, metavar="SITE", help="the site folder"
+    )
+    publish.add_argument(
+        "--metric",
+        default="f1",
+        type=metric_name,
+        help="metric of the findings, tables and static pictures (default f1; the "
+        "charts offer every metric of the study)",
+    )
+    publish.add_argument(
+        "--tie-tolerance",
+        type=tie_tolerance,
+        default=1e-4,
+        metavar="REL",
+        help="relative difference within which two values rank as a tie (default 1e-4)",
+    )
+
+
 def _add_export(commands: Any) -> None:
     export = commands.add_parser(
         "export",
@@ -376,6 +411,7 @@ def _build_parser() -> argparse.ArgumentParser:
     _add_merge(commands)
     _add_export(commands)
     _add_presets(commands)
+    _add_publish(commands)
     return parser
 
 
@@ -387,6 +423,7 @@ _COMMANDS = {
     "merge": merge_results,
     "export": export_store,
     "presets": show_presets,
+    "publish": publish_site,
 }
 
 

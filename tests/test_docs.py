@@ -18,6 +18,7 @@ PUBLIC_MODULES = [
     "benchmark.present",
     "benchmark.present.plotting",
     "benchmark.present.report",
+    "benchmark.publish",
     "benchmark.config",
     "cli",
     "interop",
