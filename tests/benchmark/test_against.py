@@ -192,7 +192,7 @@ def test_cli_names_against_and_extends_into_a_new_store(tmp_path, capsys):
     mine = ["--config", str(tmp_path / "mine.toml")]
     assert main([*run, *mine, "--store", str(published)]) == 1
     error = capsys.readouterr().err.strip().splitlines()[-1]
-    assert "holds another study" in error
+    assert 'learners: stored ["glasso"], requested ["glasso", "lw"]' in error
     assert f"--against {published}" in error and "'lw'" in error
     # The published store as the output is refused.
     assert main([*run, *mine, "--against", str(published), "--store",

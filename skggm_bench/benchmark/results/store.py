@@ -1011,11 +1011,13 @@ def _to_sql(value: Any, name: str) -> Any:
 def _describe_differences(stored: dict, wanted: dict) -> str:
     parts = []
     for key in sorted(set(stored) | set(wanted)):
-        if stored.get(key) != wanted.get(key):
-            parts.append(
-                f"{key}: stored {_short(stored.get(key))}, "
-                f"requested {_short(wanted.get(key))}"
-            )
+        old, new = stored.get(key), wanted.get(key)
+        if old == new:
+            continue
+        if key == "learners" and isinstance(old, dict) and isinstance(new, dict):
+            if list(old) != list(new):  # the names say it; descriptions are long
+                old, new = list(old), list(new)
+        parts.append(f"{key}: stored {_short(old)}, requested {_short(new)}")
     return "; ".join(parts)
 
 
