@@ -229,11 +229,22 @@ class ExactGraphicalLasso(EmpiricalCovariance):
         start = None
         if self.warm_start and previous is not None and previous.shape == S.shape:
             start = previous
-        precisions, _ = graphical_lasso_path(S, alphas, start=start, tol=self.tol)
+        # The solver leaves the solutions of its descent unchecked: the
+        # certificate below is the check (one inverse per penalty, not two),
+        # and a penalty where it misses tol is solved again with the solver's
+        # own checks and Newton steps, from there (not where the solver gave
+        # up: its Newton steps were already checked).
+        precisions, solved = graphical_lasso_path(
+            S, alphas, start=start, tol=self.tol, check=False
+        )
         residuals = np.empty(alphas.size)
         for k, (K, alpha) in enumerate(zip(precisions, alphas, strict=True)):
             # The last inverse is the covariance of the fit, exactly symmetric.
             residuals[k], covariance = certificate(S, K, alpha)
+            if residuals[k] > self.tol and solved[k]:
+                again = K if covariance is not None else start
+                precisions[k] = graphical_lasso_path(S, [alpha], again, self.tol)[0][0]
+                residuals[k], covariance = certificate(S, precisions[k], alpha)
         if residuals.max() > max(_CERTIFICATE_TOL, 2 * self.tol):
             worst = alphas[np.argmax(residuals)]
             warnings.warn(

@@ -10,7 +10,9 @@ from sklearn.covariance import empirical_covariance
 from sklearn.preprocessing import StandardScaler
 from sparse_data import sparse_gaussian_data
 
+import skggm_bench.learners._exact_graphical_lasso as exact_module
 import skggm_bench.learners._glasso_path as glasso_path
+from skggm_bench.learners import ExactGraphicalLasso
 from skggm_bench.learners._glasso_descent import block_descent
 
 
@@ -124,3 +126,26 @@ def test_a_start_the_descent_cannot_use_falls_back_to_newton(monkeypatch):
     assert solved.all()
     for alpha, K in zip(alphas, precisions, strict=True):
         assert kkt_violation(S, K, alpha) <= 1e-8
+
+
+def test_a_fit_whose_unchecked_descent_misses_tol_is_solved_again(monkeypatch):
+    """ExactGraphicalLasso leaves the descent's solutions to its certificate:
+    where the descent stops short (a first share of 1e6 times the tolerance
+    here), the certificate misses ``tol``, and that penalty is solved again
+    with the solver's own checks, to a certificate within ``tol``."""
+    S = COVARIANCES["sparse"]()
+    largest = np.abs(S - np.diag(np.diag(S))).max()
+    calls = []
+    solve = glasso_path.graphical_lasso_path
+
+    def spy(S, alphas, start=None, tol=1e-10, check=True):
+        calls.append(check)
+        return solve(S, alphas, start=start, tol=tol, check=check)
+
+    monkeypatch.setattr(exact_module, "graphical_lasso_path", spy)
+    monkeypatch.setattr(glasso_path, "_DESCENT_SHARES", (1e6, 0.01))
+    model = ExactGraphicalLasso(alpha=0.3 * largest, covariance="precomputed")
+    model.fit(S)
+    assert calls == [False, True]
+    assert model.kkt_residual_ <= 1e-10
+    assert kkt_violation(S, model.precision_, 0.3 * largest) <= 1e-8
