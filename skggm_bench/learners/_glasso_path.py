@@ -1,4 +1,4 @@
-"""The graphical lasso along a penalty path: screening, warm starts, Newton steps.
+"""The graphical lasso along a penalty path: screening, warm starts, descent, Newton.
 
 scikit-learn's ``GraphicalLasso`` minimises, over positive definite ``K``,
 
@@ -12,18 +12,29 @@ scikit-learn's ``GraphicalLasso`` minimises, over positive definite ``K``,
   component has ``K_ii = 1 / S_ii``. Components only merge as ``alpha``
   decreases, so the solution at the previous (larger) penalty, restricted to a
   component, is a positive definite warm start.
-* On a component, an orthant-wise Newton method: with the sign pattern of the
+* On a component, block coordinate descent (Friedman, Hastie & Tibshirani
+  2008), compiled (``_glasso_descent.pyx``): each step holds all columns of
+  ``W = K^-1`` but one fixed and solves a lasso for that column's regression
+  by coordinate descent on its active set. It starts from the previous
+  penalty's ``W`` moved into the new box ``|W_ij - S_ij| <= alpha``
+  (_descend) and stops when no entry of ``W`` moves by more than ``tol`` in a
+  sweep; the precision read off its regressions is then checked against the
+  optimality conditions from a fresh inverse (_violation), and where they
+  miss ``tol`` the descent goes on with a tighter stop.
+* Where that still misses, or the descent gives up, an orthant-wise Newton
+  method finishes the component: with the sign pattern of the
   current ``K`` (and the entries that violate the optimality conditions, with the
   sign that decreases ``f``) the objective is smooth, its gradient is
-  ``S - W + alpha sign(K)`` (``W = K^-1``) on that support and its Hessian the
+  ``S - W + alpha sign(K)`` on that support and its Hessian the
   map ``D -> W D W``; the Newton direction is found by conjugate gradients, the
   step is cut back to the orthant (an entry that would change sign becomes 0)
   and shortened until ``f`` decreases enough and ``K`` stays positive definite.
-  It stops when the optimality conditions hold to ``tol`` (``_KKT_TOL``,
-  1e-10, by default):
-  ``W_ii = S_ii``, ``W_ij = S_ij + alpha sign(K_ij)`` where ``K_ij != 0`` and
-  ``|W_ij - S_ij| <= alpha`` where ``K_ij = 0``. The zeros are exact, so the
-  edges are those of the exact solution, not of a stopping tolerance.
+
+Either way it stops when the optimality conditions hold to ``tol`` (``_KKT_TOL``,
+1e-10, by default):
+``W_ii = S_ii``, ``W_ij = S_ij + alpha sign(K_ij)`` where ``K_ij != 0`` and
+``|W_ij - S_ij| <= alpha`` where ``K_ij = 0``. The zeros are exact, so the
+edges are those of the exact solution, not of a stopping tolerance.
 
 A component where the iteration does not settle keeps its last iterate
 (positive definite, of lower objective than the start) and the penalty is
