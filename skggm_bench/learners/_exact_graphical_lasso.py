@@ -192,7 +192,10 @@ class ExactGraphicalLasso(EmpiricalCovariance):
                     "with covariance='precomputed', X must be a square covariance "
                     f"matrix; got shape {S.shape}."
                 )
-            if not np.allclose(S, S.T, rtol=1e-10, atol=1e-12 * np.abs(S).max()):
+            # np.allclose's test (values are finite here), without its passes
+            # for infinities: 15 ms at p = 1000, a tenth of a fit.
+            tolerance = 1e-12 * np.abs(S).max() + 1e-10 * np.abs(S.T)
+            if not np.all(np.abs(S - S.T) <= tolerance):
                 raise ValueError("with covariance='precomputed', X must be symmetric.")
             self.location_ = np.zeros(S.shape[0])
             S = 0.5 * (S + S.T)

@@ -6,6 +6,7 @@ ones and from the starts the path solver hands it."""
 
 import numpy as np
 import pytest
+from scipy.sparse.csgraph import connected_components
 from sklearn.covariance import empirical_covariance
 from sklearn.preprocessing import StandardScaler
 from sparse_data import sparse_gaussian_data
@@ -149,3 +150,25 @@ def test_a_fit_whose_unchecked_descent_misses_tol_is_solved_again(monkeypatch):
     assert calls == [False, True]
     assert model.kkt_residual_ <= 1e-10
     assert kkt_violation(S, model.precision_, 0.3 * largest) <= 1e-8
+
+
+def test_a_component_of_nearly_every_variable_is_solved_with_the_lone_ones(
+    monkeypatch,
+):
+    """At least 90 % of the variables in one component: the whole matrix is one
+    block, the variables alone in theirs included. Their rows stay exactly
+    ``e_j / S_jj`` and the rest equals the component solved alone."""
+    S = np.zeros((32, 32))
+    S[:30, :30] = COVARIANCES["sparse"]()[:30, :30]
+    S[30, 30], S[31, 31] = 2.0, 0.5
+    alpha = 0.2 * np.abs(S[:30, :30] - np.diag(np.diag(S[:30, :30]))).max()
+    _, labels = connected_components(np.abs(S) > alpha, directed=False)
+    assert np.bincount(labels).max() == 30  # one component, two alone
+    whole = glasso_path.graphical_lasso_path(S, [alpha])[0][0]
+    np.testing.assert_array_equal(whole[30:, :30], 0.0)
+    np.testing.assert_array_equal(np.diag(whole)[30:], [0.5, 2.0])
+    monkeypatch.setattr(glasso_path, "_WHOLE", 1.01)  # each component alone
+    apart = glasso_path.graphical_lasso_path(S, [alpha])[0][0]
+    np.testing.assert_array_equal(whole != 0, apart != 0)
+    np.testing.assert_allclose(whole, apart, rtol=1e-7, atol=1e-9)
+    assert kkt_violation(S, whole, alpha) <= 1e-8
