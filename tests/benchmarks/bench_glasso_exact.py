@@ -292,7 +292,8 @@ solve <- function() {
     return(list(glasso(S, rho = alphas, thr = thr, penalize.diagonal = FALSE)$wi))
   fits <- glassopath(S, rholist = alphas, thr = thr, penalize.diagonal = FALSE,
                      trace = 0)
-  lapply(seq_along(alphas), function(k) fits$wi[, , k])
+  # glassopath solves its penalties in increasing order and returns them so.
+  lapply(match(alphas, fits$rholist), function(k) fits$wi[, , k])
 }
 """
     timing = f"""
