@@ -175,7 +175,7 @@ def block_descent(
     # Room for the Gram matrix of up to _GATHERED active coefficients.
     cdef double[::1] gram = np.empty(min(n, _GATHERED) ** 2)
     cdef double[::1] small = np.empty(2 * n)
-    cdef double[::1] diagonal = np.ascontiguousarray(np.diag(S))
+    cdef double[::1] diagonal = np.array(np.diag(S))  # a copy: diag is read-only
     with nogil:
         for sweep in range(max_sweeps):
             change = 0.0

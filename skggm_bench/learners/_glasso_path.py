@@ -651,7 +651,7 @@ def graphical_lasso_path(
         inverse = None if last else np.diag(np.diag(S))
         sizes = np.bincount(labels)
         components = [np.flatnonzero(labels == c) for c in np.flatnonzero(sizes > 1)]
-        if sizes.max() >= _WHOLE * p:
+        if 1 < sizes.max() >= _WHOLE * p:
             # One component of nearly every variable: the whole matrix is solved
             # as one (the variables alone in theirs stay alone: their |S_ij|
             # are within the penalty, their regressions stay 0), without the

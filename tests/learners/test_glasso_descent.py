@@ -172,3 +172,20 @@ def test_a_component_of_nearly_every_variable_is_solved_with_the_lone_ones(
     np.testing.assert_array_equal(whole != 0, apart != 0)
     np.testing.assert_allclose(whole, apart, rtol=1e-7, atol=1e-9)
     assert kkt_violation(S, whole, alpha) <= 1e-8
+
+
+def test_one_variable_and_read_only_covariances():
+    """One variable is its own component, not a block for the descent (its
+    read-only 1 x 1 diagonal once reached the kernel and failed); the kernel
+    reads a read-only ``S``."""
+    X = np.random.default_rng(0).standard_normal((30, 1))
+    X.flags.writeable = False
+    model = ExactGraphicalLasso(alpha=0.1).fit(X)
+    np.testing.assert_allclose(model.precision_, 1 / np.var(X, keepdims=True))
+    S = np.ascontiguousarray(COVARIANCES["sparse"]())
+    S.flags.writeable = False
+    off = S - np.diag(np.diag(S))
+    alpha = 0.3 * np.abs(off).max()
+    W = S - 0.3 * off
+    sweeps, _ = block_descent(S, alpha, W, np.zeros_like(S), 1e-10, 500)
+    assert sweeps > 0
