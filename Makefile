@@ -5,9 +5,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run demo test lint bench docs clean browser r-extra
+.PHONY: install run demo test lint bench docs clean browser r-extra compiler
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml setup.py skggm_bench/learners/_glasso_descent.pyx | compiler
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --upgrade pip
 	$(BIN)/python -m pip install -e ".[test,plot,bench,compat]"
@@ -68,8 +68,25 @@ r-extra: $(STAMP)
 		|| echo "r-extra: rpy2 did not install; the R tests will skip with the reason"; \
 	fi
 
+# The graphical lasso's kernel is compiled from Cython at install: it needs a C
+# compiler and Python's headers. Installed with apt-get where missing and
+# possible (root, or password-less sudo), like chromium below.
+compiler:
+	@if $(PYTHON) -c "import os, shutil, sys, sysconfig; \
+		sys.exit(not (shutil.which((sysconfig.get_config_var('CC') or 'cc').split()[0]) \
+		and os.path.exists(os.path.join(sysconfig.get_paths()['include'], 'Python.h'))))"; then :; \
+	elif ! command -v apt-get >/dev/null 2>&1; then \
+		echo "compiler: no C compiler or Python headers, and no apt-get: install them to build the package"; \
+	else \
+		if [ "$$(id -u)" = 0 ]; then sudo=""; else sudo="sudo -n"; fi; \
+		{ $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo \
+			apt-get install -y -qq --no-install-recommends gcc python3-dev >/dev/null; } \
+		|| echo "compiler: could not install gcc and python3-dev; the build will say what is missing"; \
+	fi
+
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build *.egg-info skggm_bench/learners/_glasso_descent.c \
+		skggm_bench/learners/_glasso_descent.*.so
 
 docs: $(STAMP)
 	$(BIN)/python -m pip install -q -e ".[docs]"

@@ -26,12 +26,13 @@ def built(tmp_path_factory):
     """The build's output (stdout and stderr together) and its folder of artifacts."""
     pytest.importorskip("build", reason="the test extra installs build")
     source = tmp_path_factory.mktemp("source")
-    for name in ("pyproject.toml", "README.md", "LICENSE"):
+    for name in ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "LICENSE"):
         shutil.copy(ROOT / name, source)
     shutil.copytree(
         ROOT / "skggm_bench",
         source / "skggm_bench",
-        ignore=shutil.ignore_patterns("__pycache__"),
+        # Not the C file or the module an in-place build of the kernel leaves.
+        ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.c"),
     )
     dist = tmp_path_factory.mktemp("dist")
     done = subprocess.run(

@@ -1,4 +1,4 @@
-"""The graphical lasso along a penalty path: screening, warm starts, Newton steps.
+"""The graphical lasso along a penalty path: screening, warm starts, descent, Newton.
 
 scikit-learn's ``GraphicalLasso`` minimises, over positive definite ``K``,
 
@@ -12,18 +12,29 @@ scikit-learn's ``GraphicalLasso`` minimises, over positive definite ``K``,
   component has ``K_ii = 1 / S_ii``. Components only merge as ``alpha``
   decreases, so the solution at the previous (larger) penalty, restricted to a
   component, is a positive definite warm start.
-* On a component, an orthant-wise Newton method: with the sign pattern of the
+* On a component, block coordinate descent (Friedman, Hastie & Tibshirani
+  2008), compiled (``_glasso_descent.pyx``): each step holds all columns of
+  ``W = K^-1`` but one fixed and solves a lasso for that column's regression
+  by coordinate descent on its active set. It starts from the previous
+  penalty's ``W`` moved into the new box ``|W_ij - S_ij| <= alpha``
+  (_descend) and stops when no entry of ``W`` moves by more than ``tol`` in a
+  sweep; the precision read off its regressions is then checked against the
+  optimality conditions from a fresh inverse (_violation), and where they
+  miss ``tol`` the descent goes on with a tighter stop.
+* Where that still misses, or the descent gives up, an orthant-wise Newton
+  method finishes the component: with the sign pattern of the
   current ``K`` (and the entries that violate the optimality conditions, with the
   sign that decreases ``f``) the objective is smooth, its gradient is
-  ``S - W + alpha sign(K)`` (``W = K^-1``) on that support and its Hessian the
+  ``S - W + alpha sign(K)`` on that support and its Hessian the
   map ``D -> W D W``; the Newton direction is found by conjugate gradients, the
   step is cut back to the orthant (an entry that would change sign becomes 0)
   and shortened until ``f`` decreases enough and ``K`` stays positive definite.
-  It stops when the optimality conditions hold to ``tol`` (``_KKT_TOL``,
-  1e-10, by default):
-  ``W_ii = S_ii``, ``W_ij = S_ij + alpha sign(K_ij)`` where ``K_ij != 0`` and
-  ``|W_ij - S_ij| <= alpha`` where ``K_ij = 0``. The zeros are exact, so the
-  edges are those of the exact solution, not of a stopping tolerance.
+
+Either way it stops when the optimality conditions hold to ``tol`` (``_KKT_TOL``,
+1e-10, by default):
+``W_ii = S_ii``, ``W_ij = S_ij + alpha sign(K_ij)`` where ``K_ij != 0`` and
+``|W_ij - S_ij| <= alpha`` where ``K_ij = 0``. The zeros are exact, so the
+edges are those of the exact solution, not of a stopping tolerance.
 
 A component where the iteration does not settle keeps its last iterate
 (positive definite, of lower objective than the start) and the penalty is
@@ -40,10 +51,25 @@ from scipy.linalg import lapack
 from scipy.sparse.csgraph import connected_components
 from sklearn.covariance import GraphicalLasso, empirical_covariance
 
+from ._glasso_descent import block_descent
+
 # Largest violation of the optimality conditions accepted, with S scaled to a
 # largest diagonal entry of 1 (graphical_lasso_path does so).
 _KKT_TOL = 1e-10
 _MAX_NEWTON = 200
+# The block coordinate descent (_descend) stops when no entry of W moves by
+# more than this share of the tolerance in a sweep, or after _MAX_SWEEPS; where
+# the optimality conditions then miss the tolerance, it goes on to the next
+# share. The conditions' largest violation was 0.01-0.45 of the last sweep's
+# largest move on bench_glasso_exact.py's covariances at p = 300 and 1000 (1 %
+# and 2 % densities, tol 1e-2 to 1e-10), up to 10 on AR(1) correlations of 0.98
+# (tests/learners/test_glasso_descent.py). A first share of 0.1 instead of 1
+# took 2-4 more sweeps at tol 1e-2 (6-7 against 3 at p = 1000).
+_DESCENT_SHARES = (1.0, 0.01)
+_MAX_SWEEPS = 500
+# A component of at least this share of the variables is solved with the
+# variables alone in theirs, as one block (graphical_lasso_path).
+_WHOLE = 0.9
 # When more than this share of the entering entries would move against the
 # sign chosen for them, the Newton direction is solved again without them
 # (_solve_component); fewer are cut back by the line search at little cost.
@@ -369,10 +395,11 @@ def _line_search(S_values, alpha, K, support, D, orthant, gradient, value):
 def _solve_component(S, alpha, K, tol):
     """Graphical lasso of one component from the positive definite start ``K``.
 
-    Returns the last iterate and whether it settled (the optimality conditions
-    hold to ``tol``; not after ``_MAX_NEWTON`` steps, or a direction along
-    which no step decreases ``f`` in double precision), or None when the
-    start is not positive definite. The conjugate
+    Returns the last iterate, its inverse ``W`` when it settled (else None)
+    and whether it settled (the optimality conditions hold to ``tol``; not
+    after ``_MAX_NEWTON`` steps, or a direction along which no step decreases
+    ``f`` in double precision), or None when the start is not positive
+    definite. The conjugate
     gradients' products run in single precision until a Newton step shows
     that they limit the convergence (a local step that does not contract the
     gradient by ``_CONTRACTION``, or a direction along which the line search
@@ -412,7 +439,7 @@ def _solve_component(S, alpha, K, tol):
         out_rows, out_cols = np.nonzero(outside)
         excess = np.abs(smooth[out_rows, out_cols]) - alpha
         if max(np.abs(on_support).max(), excess.max(initial=0.0)) <= tol:
-            return K, True
+            return K, W, True
         active = rows.size - p
         kept = _limit_entering(excess, active, p)
         mask[out_rows[kept], out_cols[kept]] = True
@@ -456,9 +483,86 @@ def _solve_component(S, alpha, K, tol):
                 break
             precise = True
         if found is None:
-            return K, False
+            return K, None, False
         K, values, value, factor = found
-    return K, False
+    return K, None, False
+
+
+def _descend(S, alpha, K, W, tol, check=True):
+    """The component solved by block coordinate descent: ``(K, W)``, or None.
+
+    ``K`` is a positive definite start of the component and ``W`` its inverse
+    (up to rounding). The compiled kernel (``_glasso_descent.block_descent``)
+    needs a covariance inside the box ``|W_ij - S_ij| <= alpha`` with
+    ``W_ii = S_ii``: a start from a larger penalty, or the diagonal one, lies
+    outside it, so ``W`` is first moved towards ``S`` along the segment
+    between them (positive definite: ``S`` is positive semi-definite) until it
+    is inside. The kernel sweeps until no entry of ``W`` moves by more than
+    ``_DESCENT_SHARES[0] * tol``, and the precision is read off its
+    regressions (``K_jj = 1 / (S_jj - W_j. B_j.)``, ``K_kj = -B_jk K_jj``),
+    symmetrised. The optimality conditions are then checked as the Newton
+    method checks them, from a fresh inverse (:func:`_violation`); where they
+    miss ``tol`` the sweeps go on to the next, tighter share.
+
+    Returns the precision and its inverse when the conditions hold (with
+    ``check=False``, after the first share and unchecked: the precision and
+    the descent's ``W``, for a caller that checks them itself); the last
+    precision and None when they still do not (the Newton method finishes from
+    there); None when the kernel gave up (a lasso that did not settle) or left
+    a non-positive ``K_jj`` or a precision that is not positive definite (the
+    Newton method then starts from ``K`` itself).
+    """
+    diagonal = np.diag(S)
+    W = np.array(W, dtype=float, order="C")
+    W.flat[:: W.shape[0] + 1] = diagonal
+    outside = np.abs(W - S).max()
+    if outside > alpha:
+        W *= alpha / outside
+        W += (1.0 - alpha / outside) * S
+        W.flat[:: W.shape[0] + 1] = diagonal
+    # Row j holds the regression of variable j on the others: -K_jk / K_jj.
+    B = K / -np.diag(K)[:, None]
+    B.flat[:: B.shape[0] + 1] = 0.0
+    for share in _DESCENT_SHARES:
+        sweeps, _ = block_descent(S, alpha, W, B, share * tol, _MAX_SWEEPS)
+        schur = diagonal - np.einsum("ij,ij->i", W, B)
+        if sweeps < 0 or not np.all(schur > 0):
+            return None
+        transposed = B / -schur[:, None]
+        transposed.flat[:: B.shape[0] + 1] = 1.0 / schur
+        precision = 0.5 * (transposed + transposed.T)
+        if not check:
+            return precision, W
+        violation, inverse = _violation(S, precision, alpha)
+        if inverse is None:
+            return None
+        if violation <= tol:
+            return precision, inverse
+    return precision, None
+
+
+def _violation(S, K, alpha):
+    """The largest violation of the optimality conditions at ``K``, and ``K^-1``.
+
+    ``(inf, None)`` when ``K`` is not positive definite. The conditions of
+    :func:`_solve_component`'s stopping rule, on the unscaled violation.
+    """
+    try:
+        factor = linalg.cholesky(K, lower=True, check_finite=False)
+    except linalg.LinAlgError:
+        return np.inf, None
+    W = _inverse_from_factor(factor)
+    gap = W - S
+    # Off the support, from |gap| with the support's entries zeroed; on it, on
+    # its entries alone (a few per cent): dense np.where passes over sign(K)
+    # took as long as the Cholesky factorisation at p = 1000.
+    rows, cols = np.nonzero(K)
+    on_support = gap[rows, cols]
+    on_support -= alpha * np.sign(K[rows, cols]) * (rows != cols)
+    outside = np.abs(gap)
+    outside[rows, cols] = 0.0
+    violation = max(np.abs(on_support).max(), outside.max() - alpha)
+    return violation, W
 
 
 def _solve_pair(S, alpha):
@@ -480,6 +584,7 @@ def graphical_lasso_path(
     alphas,
     start: np.ndarray | None = None,
     tol: float = _KKT_TOL,
+    check: bool = True,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Exact graphical lasso solutions of ``S`` at every penalty.
 
@@ -497,6 +602,13 @@ def graphical_lasso_path(
     tol : float, default=1e-10
         Largest violation of the optimality conditions accepted, relative to
         the largest ``S_ii``.
+    check : bool, default=True
+        False leaves a component that the block coordinate descent settles
+        unchecked (no inverse is computed for it here), for a caller that
+        checks the optimality conditions of every solution itself, from an
+        inverse of its own, and fits again with ``check=True`` where they miss
+        ``tol`` (:class:`ExactGraphicalLasso`, whose certificate is that
+        check): ``solved`` then only says that no component gave up.
 
     Returns
     -------
@@ -519,32 +631,65 @@ def graphical_lasso_path(
     np.fill_diagonal(offdiag_abs, 0.0)
     precisions = np.zeros((alphas.size, p, p))
     solved = np.ones(alphas.size, dtype=bool)
-    K = np.diag(1.0 / np.diag(S)) if start is None else np.asarray(start) * unit
-    for k in np.argsort(-alphas, kind="stable"):
+    if start is None:
+        K, W = np.diag(1.0 / np.diag(S)), np.diag(np.diag(S))
+    else:
+        K = np.asarray(start, dtype=float) * unit
+        W = np.linalg.inv(K)
+    order = np.argsort(-alphas, kind="stable")
+    for k in order:
         alpha = alphas[k]
+        # The next penalty's warm start needs the inverse too; the last does
+        # not (a p x p assembly, and an inverse per Newton-solved component).
+        last = k == order[-1]
         # From a sparse graph: scipy reads a dense one through a masked array,
         # 2.6x slower at p = 1000 and 2000 (6.2 against 2.4 ms at p = 1000).
         graph = sparse.csr_array(offdiag_abs > alpha)
         _, labels = connected_components(graph, directed=False)
-        current = np.diag(1.0 / np.diag(S))
-        for component in np.flatnonzero(np.bincount(labels) > 1):
-            nodes = np.flatnonzero(labels == component)
-            block = np.ix_(nodes, nodes)
+        current = precisions[k]
+        current.flat[:: p + 1] = 1.0 / np.diag(S)
+        inverse = None if last else np.diag(np.diag(S))
+        sizes = np.bincount(labels)
+        components = [np.flatnonzero(labels == c) for c in np.flatnonzero(sizes > 1)]
+        if 1 < sizes.max() >= _WHOLE * p:
+            # One component of nearly every variable: the whole matrix is solved
+            # as one (the variables alone in theirs stay alone: their |S_ij|
+            # are within the penalty, their regressions stay 0), without the
+            # fancy-indexed copies of S, K and W, 5-10 ms each at p = 1000.
+            components = [np.arange(p)]
+        for nodes in components:
+            block = np.ix_(nodes, nodes) if nodes.size < p else Ellipsis
             if nodes.size == 2:
                 current[block] = _solve_pair(S[block], alpha)
+                if not last:
+                    inverse[block] = np.linalg.inv(current[block])
                 continue
-            solution = _solve_component(S[block], alpha, K[block], tol)
+            near = _descend(S[block], alpha, K[block], W[block], tol, check)
+            if near is not None and near[1] is not None:
+                current[block] = near[0]
+                if not last:
+                    inverse[block] = near[1]
+                continue
+            solution = None
+            if near is not None:  # near the minimiser: Newton steps finish it
+                solution = _solve_component(S[block], alpha, near[0], tol)
+            if solution is None:  # no descent, or it did not end positive definite
+                solution = _solve_component(S[block], alpha, K[block], tol)
             if solution is None:  # the start was not positive definite
                 solved[k] = False
                 continue
-            current[block], settled = solution
+            current[block], component_inverse, settled = solution
+            if not last:
+                if component_inverse is None:
+                    component_inverse = np.linalg.inv(current[block])
+                inverse[block] = component_inverse
             solved[k] &= settled
-        precisions[k] = current
         # Positive definite whether or not every component settled (the last
         # iterates passed the line search's Cholesky factorisation), and nearer
         # the next penalty's solution than the previous start.
-        K = current
-    return precisions / unit, solved
+        K, W = current, inverse
+    precisions /= unit
+    return precisions, solved
 
 
 def kkt_residual(S: np.ndarray, K: np.ndarray, alpha: float) -> float:
@@ -569,20 +714,8 @@ def certificate(
     second inversion (``np.linalg.inv`` took 6x the Cholesky factorisation's
     time at p = 1000).
     """
-    try:
-        factor = linalg.cholesky(K, lower=True, check_finite=False)
-    except linalg.LinAlgError:
-        return float("inf"), None
-    W = _inverse_from_factor(factor)
-    gap = W - S
-    offdiag = ~np.eye(S.shape[0], dtype=bool)
-    violation = np.where(
-        K != 0,
-        np.abs(gap - alpha * np.sign(K)),
-        np.maximum(np.abs(gap) - alpha, 0.0),
-    )
-    violation[~offdiag] = np.abs(np.diag(gap))
-    return float(violation.max() / np.max(np.diag(S))), W
+    violation, W = _violation(S, K, alpha)
+    return float(violation / np.max(np.diag(S))), W
 
 
 def plain_graphical_lasso_path(estimator, X: np.ndarray, alphas) -> tuple | None:

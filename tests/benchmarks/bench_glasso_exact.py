@@ -1,10 +1,12 @@
-"""ExactGraphicalLasso against scikit-learn, skglm, gglasso and QUIC side by side.
+"""ExactGraphicalLasso against R's glassoFast and glasso, scikit-learn, skglm,
+gglasso and QUIC side by side.
 
 Not a test. Run from the repository root, one BLAS thread everywhere:
 
     OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 .venv/bin/python \\
         tests/benchmarks/bench_glasso_exact.py [--sizes 100 300 1000 2000] \\
-        [--repeats N] [--cap 60] [--cap-large 120] [--baseline REV]
+        [--densities 0.01 0.02] [--solvers exact glassofast glasso sklearn] \\
+        [--repeats N] [--cap 60] [--cap-large 120] [--baseline REV] [--path]
 
 Data: the project's generators, n = 1000 samples, columns standardised (``S``
 is the sample correlation), at p = 100, 300, 1000 and 2000:
@@ -14,11 +16,12 @@ is the sample correlation), at p = 100, 300, 1000 and 2000:
                  generator=TriangulatedOrthogonalization()) (denser, and its
                  triangulated precision is dense)
 
-The penalty is the 97th percentile of the ``|S_ij|`` (i < j), which leaves
-about 2-3 % of the pairs in the solution (the table gives the density). Every
-solver gets the same ``S`` (precomputed) and penalty, and runs in its own
-process with its CPU time limited (``RLIMIT_CPU``) to ``--cap`` seconds
-(``--cap-large`` at p = 2000).
+For each target density ``d`` of ``--densities`` (and 10 % at p = 300) the
+penalty is the ``1 - d`` quantile of the ``|S_ij|`` (i < j), which leaves
+about that share of the pairs in the solution (the table gives the density
+reached). Every solver gets the same ``S`` (precomputed) and penalty, and
+runs in its own process with its CPU time limited (``RLIMIT_CPU``) to
+``--cap`` seconds (``--cap-large`` at p = 2000).
 
 Each solver at its strongest setting for the task: the same objective within
 1e-6 relative. The reference is ExactGraphicalLasso at its default tolerance
@@ -40,6 +43,22 @@ p for that data.
              max_iter=100000), its sparse iterate "Theta"
     quic     skggm 0.2.8's compiled QUIC (``quic`` below), tol=t,
              max_iter=10000
+    glassofast  R's glassoFast(S, rho, thr=t) (Sustik and Calderhead's
+             Fortran), ``rho`` the penalty off the diagonal and 0 on it
+    glasso   R's glasso(S, rho=alpha, thr=t, penalize.diagonal=FALSE)
+
+The R solvers run in ``Rscript`` (one BLAS thread), timed there by
+``system.time`` (user + system CPU) around the fits, with ``S`` and the
+precision passed as raw doubles; their rows say why where R or the package is
+missing (``R_LIBS`` names a library with glassoFast, which Debian lacks; see
+docs/performance.md for its installation from the CRAN mirror on GitHub).
+
+``--path`` times a whole warm-started path instead: 30 penalties log-spaced
+from the largest ``|S_ij|`` down to a tenth of it (StARS's grid, the one it
+solves on every subsample), ``graphical_lasso_path`` against glassoFast
+called penalty after penalty with ``start="warm"`` from the previous
+solution and glasso's ``glassopath``; a setting reaches the reference when
+every penalty's objective does.
 
 ``--baseline REV`` adds ``graphical_lasso_path`` as it was at commit ``REV``
 (e.g. 9a0fabe, before the sparse products), called directly on ``S`` at its
@@ -82,6 +101,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from _r_reference import r_available, r_blas
 
 #: Tolerances tried, loosest first, per solver: every ladder starts at 1e-2 (a
 #: solver that misses the objective there pays only a short run).
@@ -91,7 +111,12 @@ LADDERS = {
     "skglm": (1e-2, 1e-3, 1e-4, 1e-6, 1e-8),
     "gglasso": (1e-2, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8),
     "quic": (1e-2, 1e-3, 1e-4, 1e-6, 1e-8),
+    "glassofast": (1e-2, 1e-3, 1e-4, 1e-6, 1e-8),
+    "glasso": (1e-2, 1e-3, 1e-4, 1e-6, 1e-8),
 }
+R_SOLVERS = {"glassofast": "glassoFast", "glasso": "glasso"}
+#: The path's penalties: StARS's default grid (ratio 0.1), 30 of them.
+PATH_LENGTH, PATH_RATIO = 30, 0.1
 SOLVERS = tuple(LADDERS)
 DEFAULT_TOL = 1e-10  # ExactGraphicalLasso's, the reference
 RELATIVE_GAP = 1e-6
@@ -193,22 +218,35 @@ def quic(S: np.ndarray, alpha: float, tol: float) -> np.ndarray:
     return theta
 
 
-def worker(solver: str, directory: str, alpha: float, tol: float, repeats: int) -> None:
-    """Fit one solver on the saved ``S``; save its precision and mean times.
+def fit_path(solver: str, S: np.ndarray, alphas: np.ndarray, tol: float):
+    """The precisions at every penalty: one fit, or this package's path solver."""
+    if alphas.size == 1:
+        return fit(solver, S, float(alphas[0]), tol)[None]
+    if solver != "exact":
+        raise ValueError(f"--path times exact and the R solvers, not {solver}")
+    from skggm_bench.learners._glasso_path import graphical_lasso_path
+
+    return graphical_lasso_path(S, alphas, tol=tol)[0]
+
+
+def worker(solver: str, directory: str, tol: float, repeats: int) -> None:
+    """Fit one solver on the saved ``S`` and penalties; save the precisions and
+    print the mean times.
 
     The mean over ``repeats`` fits timed together: this machine's CPU clock of a
     process advances in steps of a few milliseconds, so a fit of milliseconds
     timed alone reads as 0 or one step.
     """
     S = np.load(Path(directory) / "S.npy")
+    alphas = np.load(Path(directory) / "alphas.npy")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # max_iter chatter: the objective tells
         # Imports and just-in-time compilation (skglm's numba) are not timed:
         # a first fit on a small problem of the same kind.
-        fit(solver, S[:20, :20], alpha, tol)
+        fit_path(solver, S[:20, :20], alphas[:1], tol)
         wall, cpu = time.perf_counter(), time.process_time()
         for _ in range(repeats):
-            K = fit(solver, S, alpha, tol)
+            K = fit_path(solver, S, alphas, tol)
         cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
     np.save(Path(directory) / "K.npy", K)
     print(json.dumps({"cpu": cpu / repeats, "wall": wall / repeats}))
@@ -222,61 +260,155 @@ def objective(S: np.ndarray, K: np.ndarray, alpha: float) -> float:
     return float(-log_det + np.sum(S * K) + alpha * np.abs(K[off]).sum())
 
 
+def r_code(solver: str, directory: str, tol: float, repeats: int) -> str:
+    """R code fitting ``S`` at every penalty ``repeats`` times (warm-started
+    along a path), timing the fits and writing the precisions as raw doubles."""
+    setup = f"""
+suppressMessages(library({R_SOLVERS[solver]}))
+directory <- "{directory}"
+p <- as.integer(readLines(file.path(directory, "p.txt")))
+S <- matrix(readBin(file.path(directory, "S.bin"), "double", p * p), p, p)
+alphas <- readBin(file.path(directory, "alphas.bin"), "double", 1000)
+thr <- {tol!r}
+"""
+    if solver == "glassofast":
+        body = """
+solve <- function() {
+  out <- vector("list", length(alphas)); previous <- NULL
+  for (k in seq_along(alphas)) {
+    rho <- matrix(alphas[k], p, p); diag(rho) <- 0
+    previous <- if (is.null(previous)) glassoFast(S, rho, thr = thr) else
+      glassoFast(S, rho, thr = thr, start = "warm", w.init = previous$w,
+                 wi.init = previous$wi)
+    out[[k]] <- previous$wi
+  }
+  out
+}
+"""
+    else:
+        body = """
+solve <- function() {
+  if (length(alphas) == 1)
+    return(list(glasso(S, rho = alphas, thr = thr, penalize.diagonal = FALSE)$wi))
+  fits <- glassopath(S, rholist = alphas, thr = thr, penalize.diagonal = FALSE,
+                     trace = 0)
+  # glassopath solves its penalties in increasing order and returns them so.
+  lapply(match(alphas, fits$rholist), function(k) fits$wi[, , k])
+}
+"""
+    timing = f"""
+small <- S[1:20, 1:20]; invisible(small)
+started <- proc.time()
+for (r in seq_len({repeats})) K <- solve()
+used <- proc.time() - started
+cat("TIME cpu", (used[["user.self"]] + used[["sys.self"]]) / {repeats}, "\n")
+cat("TIME wall", used[["elapsed"]] / {repeats}, "\n")
+writeBin(as.double(unlist(K)), file.path(directory, "K.bin"))
+"""
+    return setup + body + timing
+
+
 def run(
-    solver: str, directory: str, alpha: float, tol: float, cap: int, repeats: int
-) -> dict:
+    solver: str, directory: str, alphas: np.ndarray, tol: float, cap: int,
+    repeats: int,
+) -> dict:  # fmt: skip
     """One solver at one tolerance in a fresh process, CPU-limited to ``cap`` s;
-    its times, with the objective and density of what it returned."""
+    its times, with the objectives and density of what it returned."""
 
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_CPU, (cap, cap + 5))
 
     load = os.getloadavg()[0]
-    command = [sys.executable, __file__, "--worker", solver, directory, repr(alpha),
-               repr(tol), str(repeats)]  # fmt: skip
+    S = np.load(Path(directory) / "S.npy")
+    p = S.shape[0]
+    if solver in R_SOLVERS:
+        reason = r_available(R_SOLVERS[solver])
+        if reason is not None:
+            return {"status": f"R skipped: {reason}", "load": load, "tol": tol}
+        script = Path(directory) / "fit.R"
+        script.write_text(r_code(solver, directory, tol, repeats))
+        environment = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+        command = ["Rscript", str(script)]
+    else:
+        environment = None
+        command = [sys.executable, __file__, "--worker", solver, directory,
+                   repr(tol), str(repeats)]  # fmt: skip
     done = subprocess.run(
-        command, capture_output=True, text=True, preexec_fn=limit, check=False
-    )
+        command, capture_output=True, text=True, preexec_fn=limit, check=False,
+        env=environment,
+    )  # fmt: skip
     if done.returncode != 0:
         killed = done.returncode in (-24, -9)  # SIGXCPU, SIGKILL: over the cap
         status = f"> {cap} s" if killed else done.stderr.strip()[-200:]
         return {"status": status, "load": load, "tol": tol}
-    result = json.loads(done.stdout.strip().splitlines()[-1])
-    S = np.load(Path(directory) / "S.npy")
-    K = np.load(Path(directory) / "K.npy")
-    p = S.shape[0]
+    if solver in R_SOLVERS:
+        times = dict(
+            line.split()[1:] for line in done.stdout.splitlines()
+            if line.startswith("TIME ")
+        )  # fmt: skip
+        result = {key: float(value) for key, value in times.items()}
+        K = np.fromfile(Path(directory) / "K.bin").reshape(alphas.size, p, p)
+        K = K.transpose(0, 2, 1)  # R writes column-major
+    else:
+        result = json.loads(done.stdout.strip().splitlines()[-1])
+        K = np.load(Path(directory) / "K.npy")
+    objectives = [objective(S, Kk, alpha) for Kk, alpha in zip(K, alphas, strict=True)]
     result.update(
         load=load,
         tol=tol,
-        objective=objective(S, K, alpha),
-        density=(np.count_nonzero(K) - p) / (p * (p - 1)),
+        objectives=np.array(objectives),
+        objective=objectives[-1],
+        density=(np.count_nonzero(K[-1]) - p) / (p * (p - 1)),
     )
     return result
 
 
+def excess(result: dict, best: np.ndarray) -> float:
+    """The largest relative excess of the objectives over the reference's."""
+    return float(np.max((result["objectives"] - best) / np.abs(best)))
+
+
 def ladder(
-    solver: str, directory: str, alpha: float, best: float, cap: int, repeats: int
-) -> dict:
-    """The solver at its loosest tolerance reaching ``best`` within 1e-6."""
+    solver: str, directory: str, alphas: np.ndarray, best: np.ndarray, cap: int,
+    repeats: int,
+) -> dict:  # fmt: skip
+    """The solver at its loosest tolerance reaching ``best`` within 1e-6 (at
+    every penalty of a path)."""
     result: dict = {}
     for tol in LADDERS[solver]:
-        result = run(solver, directory, alpha, tol, cap, repeats)
+        result = run(solver, directory, alphas, tol, cap, repeats)
         if "cpu" not in result:
             return result
-        result["reached"] = (result["objective"] - best) / abs(best) <= RELATIVE_GAP
+        result["reached"] = excess(result, best) <= RELATIVE_GAP
         if result["reached"]:
             return result
     return result
+
+
+def penalties(S: np.ndarray, density: float, path: bool) -> np.ndarray:
+    """The penalty leaving about ``density`` of the pairs, or StARS's grid."""
+    upper = np.abs(S[np.triu_indices(S.shape[0], 1)])
+    if path:
+        return upper.max() * np.logspace(0.0, np.log10(PATH_RATIO), PATH_LENGTH)
+    return np.array([np.quantile(upper, 1.0 - density)])
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[100, 300, 1000, 2000])
     parser.add_argument("--cases", nargs="+", default=["er", "to"])
-    parser.add_argument("--solvers", nargs="+", default=list(SOLVERS))
+    parser.add_argument(
+        "--densities", type=float, nargs="+", default=[0.01, 0.02],
+        help="target shares of pairs in the solution (0.10 is added at p = 300)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--solvers", nargs="+", default=["exact", "glassofast", "glasso", "sklearn"],
+        choices=SOLVERS,
+    )  # fmt: skip
     parser.add_argument("--cap", type=int, default=60)
     parser.add_argument("--cap-large", type=int, default=120)
     parser.add_argument("--baseline", help="also time the path solver at this commit")
+    parser.add_argument("--path", action="store_true", help="time 30-penalty paths")
     parser.add_argument(
         "--repeats",
         type=int,
@@ -284,12 +416,14 @@ def main() -> None:
         help="fits per solver and setting, timed together; the times are their "
         "means (use more where a fit takes milliseconds)",
     )
-    parser.add_argument("--worker", nargs=5, help=argparse.SUPPRESS)
+    parser.add_argument("--worker", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        solver, directory, alpha, tol, repeats = args.worker
-        worker(solver, directory, float(alpha), float(tol), int(repeats))
+        solver, directory, tol, repeats = args.worker
+        worker(solver, directory, float(tol), int(repeats))
         return
+    if any(solver in R_SOLVERS for solver in args.solvers):
+        print(f"R's BLAS: {r_blas()}")
     print(
         "| case | p | alpha | density | load | solver | setting | CPU s | wall s "
         "| objective | excess | ratio |"
@@ -299,62 +433,60 @@ def main() -> None:
     ours: dict[tuple[str, int], float] = {}
     for p in args.sizes:
         cap = args.cap_large if p >= 2000 else args.cap
-        for case in args.cases:
+        densities = args.densities + ([0.10] if p == 300 and not args.path else [])
+        for case, density in itertools.product(args.cases, densities):
+            if args.path and density != densities[0]:
+                continue  # one path per case
             S = make_covariance(case, p)
-            alpha = float(np.quantile(np.abs(S[np.triu_indices(p, 1)]), 0.97))
+            alphas = penalties(S, density, args.path)
             with tempfile.TemporaryDirectory() as directory:
-                np.save(Path(directory) / "S.npy", S)
-                reference = run(
-                    "exact", directory, alpha, DEFAULT_TOL, cap, args.repeats
-                )
-                best = reference["objective"]
+                folder = Path(directory)
+                np.save(folder / "S.npy", S)
+                np.save(folder / "alphas.npy", alphas)
+                S.T.tofile(folder / "S.bin")  # column-major for R
+                alphas.tofile(folder / "alphas.bin")
+                (folder / "p.txt").write_text(str(p))
+                reference = run("exact", directory, alphas, DEFAULT_TOL, cap,
+                                args.repeats)  # fmt: skip
+                best = reference["objectives"]
                 rows = [("exact, default", reference)]
                 for solver in args.solvers:
                     if (case, solver) in dropped:
                         result = {"status": dropped[case, solver], "tol": np.nan,
                                   "load": os.getloadavg()[0]}  # fmt: skip
                     else:
-                        result = ladder(solver, directory, alpha, best, cap,
+                        result = ladder(solver, directory, alphas, best, cap,
                                         args.repeats)  # fmt: skip
-                        if "cpu" not in result:
+                        if "cpu" not in result and "skipped" not in result["status"]:
                             dropped[case, solver] = f"{result['status']} at p = {p}"
                     rows.append((solver, result))
                 if args.baseline:
                     name = f"baseline={args.baseline}"
                     rows.append(
-                        (name, run(name, directory, alpha, np.nan, cap, args.repeats))
+                        (name, run(name, directory, alphas, np.nan, cap, args.repeats))
                     )
             mine = dict(rows).get("exact", reference)
             ours[case, p] = mine["cpu"]
+            shown = "path" if args.path else f"{alphas[0]:.4f}"
             for solver, result in rows:
                 if "cpu" in result:
-                    excess = (result["objective"] - best) / abs(best)
-                    gap = f"{excess:.1e}" + (
-                        "" if excess <= RELATIVE_GAP else " (not reached)"
-                    )
+                    gap = excess(result, best)
                     cells = (
                         f"tol {result['tol']:g}" if np.isfinite(result["tol"]) else "",
                         f"{result['cpu']:.3g}",
                         f"{result['wall']:.3g}",
                         f"{result['objective']:.10g}",
-                        gap,
-                        f"{result['cpu'] / ours[case, p]:.1f}x",
+                        f"{gap:.1e}"
+                        + ("" if gap <= RELATIVE_GAP else " (not reached)"),
+                        f"{result['cpu'] / ours[case, p]:.2f}x",
                     )
                 else:
                     cells = ("", result["status"], "", "", "", "")
                 print(
-                    f"| {case} | {p} | {alpha:.4f} | {reference['density']:.2%} | "
+                    f"| {case} | {p} | {shown} | {reference['density']:.2%} | "
                     f"{result['load']:.1f} | {solver} | " + " | ".join(cells) + " |",
                     flush=True,
                 )
-    for case in args.cases:
-        sizes = [p for p in args.sizes if (case, p) in ours]
-        for a, b in itertools.pairwise(sizes):
-            slope = np.log(ours[case, b] / ours[case, a]) / np.log(b / a)
-            print(f"{case}: slope of exact's CPU from p = {a} to {b}: {slope:.2f}")
-        if 300 in sizes and 2000 in sizes:
-            slope = np.log(ours[case, 2000] / ours[case, 300]) / np.log(2000 / 300)
-            print(f"{case}: slope from p = 300 to 2000: {slope:.2f}")
 
 
 if __name__ == "__main__":

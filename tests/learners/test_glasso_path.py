@@ -40,8 +40,18 @@ def kkt_violation(S, K, alpha):
     return violation.max()
 
 
+@pytest.fixture(params=["descent", "newton"])
+def route(request, monkeypatch):
+    """Each component from the block coordinate descent's start (the solver's
+    route), or by the Newton method alone (its fallback where the descent
+    gives up): both must be exact."""
+    if request.param == "newton":
+        monkeypatch.setattr(glasso_path, "_descend", lambda *args: None)
+    return request.param
+
+
 @pytest.mark.parametrize(("n", "p", "seed"), SHAPES)
-def test_path_is_exact(n, p, seed):
+def test_path_is_exact(n, p, seed, route):
     """Positive definite, and the optimality conditions hold to 1e-8 (relative
     to the scale of S) at every penalty, components merged or not."""
     S = empirical_covariance(sparse_gaussian_data(n, p, seed, scale_columns=True))
@@ -57,7 +67,7 @@ def test_path_is_exact(n, p, seed):
 
 
 @pytest.mark.parametrize(("n", "p", "seed"), [(40, 30, 0), (80, 50, 3)])
-def test_path_is_exact_on_strongly_correlated_data(n, p, seed):
+def test_path_is_exact_on_strongly_correlated_data(n, p, seed, route):
     """AR(1) columns with coefficient 0.98 (the methods preset's
     TriangulatedOrthogonalization cells are as ill-conditioned): every penalty
     settles, with exactly symmetric solutions. Before the Newton direction was
@@ -133,8 +143,10 @@ def test_a_pair_is_solved_in_closed_form(covariance):
 def test_a_failed_single_precision_direction_falls_back_to_double(monkeypatch):
     """Where the line search finds no decrease along a single-precision Newton
     direction (spoilt here), the direction is computed again in double
-    precision and the component finished so: every penalty exact."""
+    precision and the component finished so: every penalty exact. The Newton
+    method alone, as where the block coordinate descent gives up."""
     S = empirical_covariance(sparse_gaussian_data(60, 25, 5, scale_columns=True))
+    monkeypatch.setattr(glasso_path, "_descend", lambda *args: None)
     alphas = path_penalties(S, count=5)
     solve = glasso_path._newton_direction
     dtypes = []
@@ -198,8 +210,9 @@ def test_unsettled_penalties_are_fitted_by_the_learner(monkeypatch):
 
     def give_up(S, alpha, K, tol):
         calls.append(alpha)
-        return K, False
+        return K, None, False
 
+    monkeypatch.setattr(glasso_path, "_descend", lambda *args: None)
     monkeypatch.setattr(glasso_path, "_solve_component", give_up)
     fallback = edge_path(learner, "alpha", alphas, X)
     assert calls  # the solver was asked and gave up

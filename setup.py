@@ -1,0 +1,19 @@
+"""The compiled part of skggm-bench: the graphical lasso's descent kernel.
+
+Everything else is declared in pyproject.toml; setuptools needs this file only
+for the Cython extension (see docs/architecture.md for why setuptools and not
+meson-python).
+"""
+
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+
+extensions = [
+    Extension(
+        "skggm_bench.learners._glasso_descent",
+        ["skggm_bench/learners/_glasso_descent.pyx"],
+        extra_compile_args=["-O3"],
+    )
+]
+
+setup(ext_modules=cythonize(extensions, language_level=3))

@@ -1,0 +1,191 @@
+"""The compiled block coordinate descent of the graphical lasso
+(``skggm_bench.learners._glasso_descent``) and the start it gives the path
+solver: its fixed point meets the optimality conditions, ``W`` stays positive
+definite and inside the box, on well- and ill-conditioned covariances, singular
+ones and from the starts the path solver hands it."""
+
+import numpy as np
+import pytest
+from scipy.sparse.csgraph import connected_components
+from sklearn.covariance import empirical_covariance
+from sklearn.preprocessing import StandardScaler
+from sparse_data import sparse_gaussian_data
+
+import skggm_bench.learners._exact_graphical_lasso as exact_module
+import skggm_bench.learners._glasso_path as glasso_path
+from skggm_bench.learners import ExactGraphicalLasso
+from skggm_bench.learners._glasso_descent import block_descent
+
+
+def kkt_violation(S, K, alpha):
+    """Largest violation of the optimality conditions at K, written afresh."""
+    W = np.linalg.inv(K)
+    gap = W - S
+    off = ~np.eye(S.shape[0], dtype=bool)
+    active = (K != 0) & off
+    violation = np.where(active, np.abs(gap - alpha * np.sign(K)), np.abs(gap) - alpha)
+    violation[~off] = np.abs(np.diag(gap))
+    return violation.max()
+
+
+def correlated(n, p, seed, rho=0.98):
+    """Standardised AR(1) columns: condition numbers in the thousands."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, p))
+    for j in range(1, p):
+        X[:, j] = rho * X[:, j - 1] + np.sqrt(1 - rho**2) * X[:, j]
+    return empirical_covariance(StandardScaler().fit_transform(X))
+
+
+COVARIANCES = {
+    "sparse": lambda: empirical_covariance(
+        StandardScaler().fit_transform(sparse_gaussian_data(200, 40, 0))
+    ),
+    "ill-conditioned": lambda: correlated(80, 50, 3),
+    "singular (n < p)": lambda: empirical_covariance(
+        StandardScaler().fit_transform(sparse_gaussian_data(25, 40, 2))
+    ),
+}
+
+
+@pytest.mark.parametrize("name", COVARIANCES)
+@pytest.mark.parametrize("fraction", [0.5, 0.2])
+def test_the_descent_converges_to_the_minimiser(name, fraction):
+    """From the feasible start ``S`` moved towards its diagonal, the sweeps
+    stop with ``W`` positive definite, ``W_ii = S_ii`` and ``|W - S| <= alpha``
+    off the diagonal, and the precision read off the regressions meets the
+    optimality conditions (checked here from ``np.linalg.inv``)."""
+    S = np.ascontiguousarray(COVARIANCES[name]())
+    p = S.shape[0]
+    off = S - np.diag(np.diag(S))
+    alpha = fraction * np.abs(off).max()
+    W = S - (alpha / np.abs(off).max()) * off
+    B = np.zeros((p, p))
+    sweeps, change = block_descent(S, alpha, W, B, 1e-12, 2000)
+    assert 0 < sweeps < 2000 and change <= 1e-12
+    assert np.linalg.eigvalsh(W)[0] > 0
+    np.testing.assert_array_equal(np.diag(W), np.diag(S))
+    np.testing.assert_array_equal(W, W.T)
+    assert np.abs(W - S).max() <= alpha * (1 + 1e-12)
+    schur = np.diag(S) - np.einsum("ij,ij->i", W, B)
+    K = -B / schur[:, None]
+    K[np.diag_indices(p)] = 1 / schur
+    K = 0.5 * (K + K.T)
+    assert np.linalg.eigvalsh(K)[0] > 0
+    assert kkt_violation(S, K, alpha) <= 1e-8
+    assert (K != 0).sum() < p * p  # the lasso's zeros are exact
+    # Power: the same K misses the conditions at another penalty.
+    assert kkt_violation(S, K, 1.1 * alpha) > 1e-3
+
+
+def test_a_lasso_that_does_not_settle_is_reported():
+    """One pass allowed per lasso: the kernel says it did not settle (-1, inf)
+    instead of returning a half-solved column."""
+    S = np.ascontiguousarray(COVARIANCES["ill-conditioned"]())
+    off = S - np.diag(np.diag(S))
+    alpha = 0.2 * np.abs(off).max()
+    W = S - 0.2 * off
+    sweeps, change = block_descent(S, alpha, W, np.zeros_like(S), 1e-12, 100, 1)
+    assert sweeps == -1 and change == np.inf
+
+
+@pytest.mark.parametrize("name", COVARIANCES)
+def test_descent_starts_pass_the_check_without_a_newton_step(monkeypatch, name):
+    """Along a path, each component's start from the descent (out of the
+    previous penalty's solution, outside the new box) already meets the
+    optimality conditions: the Newton method only checks it."""
+    S = COVARIANCES[name]()
+    largest = np.abs(S - np.diag(np.diag(S))).max()
+    alphas = largest * np.geomspace(0.9, 0.15, 6)
+    steps = []
+    direction = glasso_path._newton_direction
+
+    def counted(*args):
+        steps.append(args)
+        return direction(*args)
+
+    monkeypatch.setattr(glasso_path, "_newton_direction", counted)
+    precisions, solved = glasso_path.graphical_lasso_path(S, alphas)
+    assert solved.all() and not steps
+    for alpha, K in zip(alphas, precisions, strict=True):
+        assert kkt_violation(S, K, alpha) <= 1e-8
+
+
+def test_a_start_the_descent_cannot_use_falls_back_to_newton(monkeypatch):
+    """Where the descent gives up (every lasso stopped after one pass here), the
+    Newton method solves the component from the previous solution."""
+    S = COVARIANCES["ill-conditioned"]()
+    descent = glasso_path.block_descent
+    monkeypatch.setattr(
+        glasso_path,
+        "block_descent",
+        lambda S, alpha, W, B, tol, sweeps: descent(S, alpha, W, B, tol, sweeps, 1),
+    )
+    largest = np.abs(S - np.diag(np.diag(S))).max()
+    alphas = largest * np.array([0.5, 0.2])
+    precisions, solved = glasso_path.graphical_lasso_path(S, alphas)
+    assert solved.all()
+    for alpha, K in zip(alphas, precisions, strict=True):
+        assert kkt_violation(S, K, alpha) <= 1e-8
+
+
+def test_a_fit_whose_unchecked_descent_misses_tol_is_solved_again(monkeypatch):
+    """ExactGraphicalLasso leaves the descent's solutions to its certificate:
+    where the descent stops short (a first share of 1e6 times the tolerance
+    here), the certificate misses ``tol``, and that penalty is solved again
+    with the solver's own checks, to a certificate within ``tol``."""
+    S = COVARIANCES["sparse"]()
+    largest = np.abs(S - np.diag(np.diag(S))).max()
+    calls = []
+    solve = glasso_path.graphical_lasso_path
+
+    def spy(S, alphas, start=None, tol=1e-10, check=True):
+        calls.append(check)
+        return solve(S, alphas, start=start, tol=tol, check=check)
+
+    monkeypatch.setattr(exact_module, "graphical_lasso_path", spy)
+    monkeypatch.setattr(glasso_path, "_DESCENT_SHARES", (1e6, 0.01))
+    model = ExactGraphicalLasso(alpha=0.3 * largest, covariance="precomputed")
+    model.fit(S)
+    assert calls == [False, True]
+    assert model.kkt_residual_ <= 1e-10
+    assert kkt_violation(S, model.precision_, 0.3 * largest) <= 1e-8
+
+
+def test_a_component_of_nearly_every_variable_is_solved_with_the_lone_ones(
+    monkeypatch,
+):
+    """At least 90 % of the variables in one component: the whole matrix is one
+    block, the variables alone in theirs included. Their rows stay exactly
+    ``e_j / S_jj`` and the rest equals the component solved alone."""
+    S = np.zeros((32, 32))
+    S[:30, :30] = COVARIANCES["sparse"]()[:30, :30]
+    S[30, 30], S[31, 31] = 2.0, 0.5
+    alpha = 0.2 * np.abs(S[:30, :30] - np.diag(np.diag(S[:30, :30]))).max()
+    _, labels = connected_components(np.abs(S) > alpha, directed=False)
+    assert np.bincount(labels).max() == 30  # one component, two alone
+    whole = glasso_path.graphical_lasso_path(S, [alpha])[0][0]
+    np.testing.assert_array_equal(whole[30:, :30], 0.0)
+    np.testing.assert_array_equal(np.diag(whole)[30:], [0.5, 2.0])
+    monkeypatch.setattr(glasso_path, "_WHOLE", 1.01)  # each component alone
+    apart = glasso_path.graphical_lasso_path(S, [alpha])[0][0]
+    np.testing.assert_array_equal(whole != 0, apart != 0)
+    np.testing.assert_allclose(whole, apart, rtol=1e-7, atol=1e-9)
+    assert kkt_violation(S, whole, alpha) <= 1e-8
+
+
+def test_one_variable_and_read_only_covariances():
+    """One variable is its own component, not a block for the descent (its
+    read-only 1 x 1 diagonal once reached the kernel and failed); the kernel
+    reads a read-only ``S``."""
+    X = np.random.default_rng(0).standard_normal((30, 1))
+    X.flags.writeable = False
+    model = ExactGraphicalLasso(alpha=0.1).fit(X)
+    np.testing.assert_allclose(model.precision_, 1 / np.var(X, keepdims=True))
+    S = np.ascontiguousarray(COVARIANCES["sparse"]())
+    S.flags.writeable = False
+    off = S - np.diag(np.diag(S))
+    alpha = 0.3 * np.abs(off).max()
+    W = S - 0.3 * off
+    sweeps, _ = block_descent(S, alpha, W, np.zeros_like(S), 1e-10, 500)
+    assert sweeps > 0
