@@ -350,9 +350,18 @@ _LOADS_ANYWHERE = frozenset({"sklearn", "skggm_bench", "numpy", "scipy"})
 # Learner bytes (by digest) already loaded in a fresh process: None or the error.
 _LOAD_CHECKS: dict[str, str | None] = {}
 # Loads each learner of a pickled {digest: bytes} in a fresh interpreter; prints
-# {digest: error or None} as JSON.
+# {digest: error or None} as JSON. First it has SIGKILL sent to it when the thread
+# that started it ends (PR_SET_PDEATHSIG, Linux): a run killed during its
+# validation leaves no trial process behind.
 _LOAD_SCRIPT = """\
-import json, pickle, sys
+import ctypes, os, sys
+try:
+    ctypes.CDLL(None).prctl(1, 9, 0, 0, 0)
+except (AttributeError, OSError):
+    pass
+if os.getppid() != int(sys.argv[1]):
+    sys.exit(1)
+import json, pickle
 problems = {}
 for digest, shipped in pickle.loads(sys.stdin.buffer.read()).items():
     try:
@@ -381,7 +390,7 @@ def _load_problems(shipped: list[bytes]) -> dict[str, str | None]:
         environment["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
         try:
             done = subprocess.run(
-                [sys.executable, "-c", _LOAD_SCRIPT],
+                [sys.executable, "-c", _LOAD_SCRIPT, str(os.getpid())],
                 input=pickle.dumps(todo),
                 capture_output=True,
                 env=environment,

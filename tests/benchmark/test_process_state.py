@@ -10,6 +10,7 @@ CLI has been killed), nothing they started is left.
 
 import contextlib
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -17,6 +18,7 @@ import tempfile
 import textwrap
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
@@ -409,23 +411,39 @@ pause = 0.2
 """
 
 
-@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGINT])
-@pytest.mark.parametrize("n_jobs", [1, 2])
-def test_nothing_of_a_killed_cli_run_is_left(tmp_path, how, n_jobs):
-    tag = f"600.{uuid.uuid4().int % 10**9}"
-    mark = f"SKGGM_BENCH_RUN_{uuid.uuid4().hex}"
-    config = tmp_path / "study.toml"
+# How long the CLI may take to reach a stage of its start-up (importing the harness
+# and the learners' modules): seconds on an idle machine, a minute or more on a
+# loaded one. Generous: a run that has not got there by then is broken.
+START_UP_BOUND = 600.0
+
+
+def wait_for(stage: str, found: Callable[[], bool], process) -> None:
+    """Wait until ``found()``; fail naming the load if ``START_UP_BOUND`` passes."""
+    deadline = time.monotonic() + START_UP_BOUND
+    while not found():
+        if process.poll() is not None:
+            pytest.fail(f"the CLI exited ({process.returncode}) before {stage}")
+        if time.monotonic() > deadline:
+            load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+            pytest.fail(
+                f"{stage} did not happen within {START_UP_BOUND:g} s "
+                f"(load average {load} on {os.cpu_count()} cores)"
+            )
+        time.sleep(0.02)
+
+
+def start_cli_run(tmp_path, n_jobs, mark, tag):
+    config = tmp_path / f"{mark}.toml"
     config.write_text(textwrap.dedent(STUDY.format(tag=tag)))
-    store = tmp_path / "study.sqlite"
     env = os.environ | {
         "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), *sys.path]),
         "PYTHONWARNINGS": "ignore",
         mark: "1",
     }
     command = [sys.executable, "-m", "skggm_bench.cli", "run", "--config",
-               str(config), "--store", str(store), "--n-jobs", str(n_jobs),
-               "--no-progress"]  # fmt: skip
-    process = subprocess.Popen(
+               str(config), "--store", str(tmp_path / f"{mark}.sqlite"),
+               "--n-jobs", str(n_jobs), "--no-progress"]  # fmt: skip
+    return subprocess.Popen(
         command,
         env=env,
         stderr=subprocess.PIPE,
@@ -434,22 +452,74 @@ def test_nothing_of_a_killed_cli_run_is_left(tmp_path, how, n_jobs):
         start_new_session=True,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
+
+
+@contextlib.contextmanager
+def cleaned_up(process, mark):
     try:
-        # Kill it while learners run: once their sleeps are running.
-        deadline = time.monotonic() + 60
-        while not processes_with(tag) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert processes_with(tag), "no fit started"
-        time.sleep(0.3)
-        process.send_signal(how)
-        process.communicate(timeout=60)
-        assert process.returncode in (-signal.SIGKILL, 130)
-        assert gone_within(mark, 5) == []
+        yield
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
         for pid in processes_with(mark):  # pragma: no cover - only on failure
-            os.kill(pid, signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        process.communicate()
+
+
+def loky_workers(mark) -> list[int]:
+    found = []
+    for pid in processes_with(mark):
+        with contextlib.suppress(OSError):
+            if b"loky" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                found.append(pid)
+    return found
+
+
+@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGINT])
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_nothing_of_a_killed_cli_run_is_left(tmp_path, how, n_jobs):
+    tag = f"600.{uuid.uuid4().int % 10**9}"
+    mark = f"SKGGM_BENCH_RUN_{uuid.uuid4().hex}"
+    process = start_cli_run(tmp_path, n_jobs, mark, tag)
+    with cleaned_up(process, mark):
+        # Kill it while learners run: once their sleeps are running.
+        wait_for("the start of a fit", lambda: bool(processes_with(tag)), process)
+        time.sleep(0.3)
+        process.send_signal(how)
+        process.communicate(timeout=START_UP_BOUND)
+        assert process.returncode in (-signal.SIGKILL, 130)
+        # The documented promise: 5 s after the kill no process of the run is left.
+        assert gone_within(mark, 5) == []
+
+
+def test_nothing_of_a_cli_run_killed_during_start_up_is_left(tmp_path):
+    # SIGKILL at random moments of the start-up: while validate()'s trial process
+    # loads the learners, just after loky's workers started (importing the harness
+    # to unpickle their first task, before any fit), or a little later. A worker
+    # that watched its parent only from its first fit on outlived the kill by as
+    # long as its imports took.
+    rng = random.Random()
+    stages = ["trial", "workers", "workers+"]
+    for stage in [*stages, rng.choice(stages)]:
+        kill_during_start_up(tmp_path, stage, rng.uniform(0.0, 1.5))
+
+
+def kill_during_start_up(tmp_path, stage, delay):
+    tag = f"600.{uuid.uuid4().int % 10**9}"
+    mark = f"SKGGM_BENCH_RUN_{uuid.uuid4().hex}"
+    process = start_cli_run(tmp_path, 2, mark, tag)
+    with cleaned_up(process, mark):
+        if stage == "trial":
+            # Any process of the run but the CLI itself: the trial load.
+            wait_for(stage, lambda: len(processes_with(mark)) > 1, process)
+        else:
+            wait_for(stage, lambda: bool(loky_workers(mark)), process)
+        if stage == "workers+":
+            time.sleep(delay)
+        process.kill()
+        process.wait()
+        assert gone_within(mark, 5) == [], stage
 
 
 REMOVER = """

@@ -71,7 +71,8 @@ What every request is guaranteed
       harness handles it); a child dies with its template, a template with the
       worker thread that forked it (``PR_SET_PDEATHSIG``, then it kills what it
       runs), a worker process started by ``multiprocessing`` (loky), even one
-      busy with a fit, with its parent (a thread waits on the parent's pidfd); a
+      busy with a fit, with its parent (a thread waits on the parent's pidfd,
+      from the worker's start on: ``skggm_bench._parent_watch``); a
       template exits after 1.5 s without a request, and the run closes those of
       its own process at its end. So when the process that called ``run()`` is
       killed, even with ``SIGKILL``, the whole chain ends within moments.
@@ -113,6 +114,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection, Pipe
 from typing import Any
 
+from ..._parent_watch import watch_parent
 from ..results._schema import Status
 from ._plain_data import NotPlainError, check_plain, dumps_plain, loads_plain
 
@@ -986,7 +988,7 @@ class ForkServer:
         self._conn: Connection | None = None
 
     def _start(self) -> None:
-        _watch_parent()
+        watch_parent()  # a no-op where loky's initializer has already run it
         _become_subreaper()
         with _FORK_LOCK:
             parent_end, template_end = Pipe(duplex=True)
@@ -1274,36 +1276,6 @@ def _stop_being_subreaper() -> None:
         if _BEFORE is not None and not _TEMPLATES:
             _prctl(_PR_SET_CHILD_SUBREAPER, 0)
             _BEFORE = None
-
-
-_WATCHING = False
-
-
-def _watch_parent() -> None:
-    """In a worker process started by ``multiprocessing`` (loky), die with its parent.
-
-    A worker busy with a fit does not read its task queue, so it would not notice
-    that the run was killed; a thread of its own waits for the parent's exit and
-    ends the worker, whose templates then end their children.
-    """
-    global _WATCHING
-    parent = multiprocessing.parent_process()
-    if _WATCHING or parent is None or parent.pid is None:
-        return
-    _WATCHING = True
-    pidfd = _pidfd(parent.pid)
-    if os.getppid() != parent.pid:
-        os._exit(1)
-
-    def watch() -> None:
-        if pidfd is not None:
-            _readable([pidfd], None)
-        else:
-            while os.getppid() == parent.pid:
-                time.sleep(0.2)
-        os._exit(1)
-
-    threading.Thread(target=watch, name="skggm-bench-parent-watch", daemon=True).start()
 
 
 # Fork servers of this process, by owner (a worker thread and a study), so that a
