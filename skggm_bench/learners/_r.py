@@ -25,13 +25,16 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import ctypes
 import functools
 import importlib.metadata
 import importlib.util
 import os
+import platform
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import warnings
 from collections.abc import Mapping, Sequence
@@ -363,6 +366,35 @@ def _restore_environment(before: dict[str, str]) -> None:
             del os.environ[name]
 
 
+@contextlib.contextmanager
+def _fresh_r_tempdir() -> Any:
+    """R's ``tempdir()`` is a fresh directory for the duration of one call.
+
+    R fixes its session directory when it starts, and every fit of a process (in
+    the harness: every child of a template, which started R) would share it: a
+    learner that writes a file there, or removes it, would change the next fits.
+    R has no function that moves it; its C variable ``R_TempDir``, which
+    ``tempdir()`` and ``tempfile()`` read, is pointed at a new directory made in
+    Python's temporary folder (in the harness, the fit's own working directory,
+    removed with the fit even if it is killed), then back; the directory is
+    removed after the call.
+    """
+    import rpy2.situation
+    from rpy2.rinterface_lib import openrlib
+
+    lib = ctypes.CDLL(rpy2.situation.get_rlib_path(openrlib.R_HOME, platform.system()))
+    pointer = ctypes.c_void_p.in_dll(lib, "R_TempDir")
+    fresh = tempfile.mkdtemp(prefix="Rtmp")
+    path = ctypes.create_string_buffer(os.fsencode(fresh))
+    before = pointer.value
+    pointer.value = ctypes.addressof(path)
+    try:
+        yield fresh
+    finally:
+        pointer.value = before
+        shutil.rmtree(fresh, ignore_errors=True)
+
+
 def _remove_tempdir(owner: int, path: str) -> None:
     if os.getpid() == owner:
         shutil.rmtree(path, ignore_errors=True)
@@ -624,7 +656,7 @@ class RLearner(BaseEstimator):
         r_args = _named_list({k: _to_r(v, f"args[{k!r}]") for k, v in args.items()})
         self.r_seed_ = r_seed(self.random_state)
         limits = _blas_limits(self.blas_threads)
-        with limits:
+        with limits, _fresh_r_tempdir():
             result = session["caller"](
                 function,
                 x,

@@ -553,3 +553,56 @@ def test_the_cli_says_when_a_learner_removed_the_store(tmp_path):
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith("skggm-bench run: error: the results store"), last
     assert "was removed during the run" in last and "Traceback" not in done.stderr
+
+
+# --------------------------------------------------------------------------------------
+# No R fit sees another's temporary directory, and none is left
+# --------------------------------------------------------------------------------------
+
+# Names sort before the witness's: the scheduler's ties hand them out first, so the
+# witness runs after them in the same worker.
+R_TEMPDIR_LEARNERS = {
+    "a_writer": "function(x) { writeLines('poison', file.path(tempdir(), 'p')); "
+    "diag(ncol(x)) }",
+    "a_unlinker": "function(x) { unlink(tempdir(), recursive = TRUE); diag(ncol(x)) }",
+    # Fails if its R temporary directory is not fresh, or is gone.
+    "witness": "function(x) { if (length(list.files(tempdir(), all.files = TRUE, "
+    "no.. = TRUE))) stop('tempdir() holds ', list.files(tempdir())); "
+    "writeLines('w', file.path(tempdir(), 'w')); diag(ncol(x)) }",
+}
+
+
+def r_learners(sources):
+    from skggm_bench.learners import RLearner, r_unavailable
+
+    problem = r_unavailable()
+    if problem is not None:
+        pytest.skip(f"R learners: {problem}")
+    return {name: RLearner(source) for name, source in sources.items()}
+
+
+@pytest.mark.parametrize(("n_jobs", "backend"), [(2, "loky"), (2, "threading")])
+def test_every_r_fit_has_a_fresh_r_tempdir(n_jobs, backend):
+    learners = r_learners(R_TEMPDIR_LEARNERS)
+    frame = study(learners, n_jobs, backend, metrics=("f1",)).run().frame
+    assert (frame.status == "ok").all(), frame.message.tolist()
+
+
+@pytest.mark.parametrize(("n_jobs", "backend"), [(1, "loky"), (2, "threading")])
+def test_no_r_temporary_directory_is_left(tmp_path, monkeypatch, n_jobs, backend):
+    # Templates (and fits) forked from this process find their temporary folder
+    # here; one learner kills its template from R, after writing into tempdir().
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    sources = R_TEMPDIR_LEARNERS | {
+        "a_killer": "function(x) { writeLines('x', file.path(tempdir(), 'k')); "
+        "stat <- strsplit(readLines('/proc/self/stat'), ' ')[[1]]; "
+        "tools::pskill(as.integer(stat[4]), 9L); Sys.sleep(5); diag(ncol(x)) }"
+    }
+    frame = study(r_learners(sources), n_jobs, backend, metrics=("f1",)).run().frame
+    statuses = frame.groupby("learner").status.agg(set).to_dict()
+    killed = frame[frame.learner == "a_killer"]
+    assert statuses.pop("a_killer") == {"crashed"}, killed.message.tolist()
+    assert statuses == {name: {"ok"} for name in R_TEMPDIR_LEARNERS}
+    assert list(tmp_path.rglob("Rtmp*")) == []
+    assert list(tmp_path.iterdir()) == []

@@ -642,6 +642,19 @@ class _Child:
             shutil.rmtree(self.workdir, ignore_errors=True)
 
 
+def _use_temporary_folder(path: str) -> None:
+    """Make ``path`` this process's temporary folder, and its future children's.
+
+    In a child, its working directory: what a learner puts in "the" temporary
+    folder (Python's ``tempfile``, R's per-fit ``tempdir()``, a program it starts)
+    goes with the fit, even if it is killed. In the template, a directory of its
+    own: R started there puts its session directory in it, which the worker
+    removes if the template is killed (:meth:`ForkServer._stop`).
+    """
+    os.environ["TMPDIR"] = path
+    tempfile.tempdir = path
+
+
 def _workdir_prefix(template: int) -> str:
     """The prefix of the working directories of a template's children.
 
@@ -676,6 +689,7 @@ class _Template:
         _libc_munmap()
         self.workdirs = 0  # working directories made so far
         self.tmp = tempfile.gettempdir()
+        self.own: str | None = None  # its own temporary folder, once made
 
     def make_workdir(self) -> str | None:
         """A fresh directory for the next child (None: there is no temporary folder).
@@ -722,6 +736,7 @@ class _Template:
                 _close_inherited({0, 1, 2, theirs.fileno(), *streams}, self.mappings)
                 if workdir is not None:
                     os.chdir(workdir)
+                    _use_temporary_folder(workdir)
             finally:
                 _child_main(theirs, self.server, self.memory_limit)
         theirs.close()
@@ -782,6 +797,8 @@ class _Template:
         self.sweep()
         with contextlib.suppress(Exception):
             self.server.close()
+        if self.own is not None:
+            shutil.rmtree(self.own, ignore_errors=True)
         os._exit(status)
 
     def main(self) -> None:
@@ -797,6 +814,10 @@ class _Template:
         # import path ("" for the directory python was started in) must keep
         # meaning the directory it meant.
         sys.path[:] = [os.path.abspath(entry) for entry in sys.path]
+        self.own = os.path.join(self.tmp, f"{_workdir_prefix(self.pid)}template")
+        with contextlib.suppress(OSError):
+            os.mkdir(self.own, 0o700)
+            _use_temporary_folder(self.own)
         with contextlib.suppress(Exception):
             self.server.warm_up()
         # The children's garbage collector must not walk (and so copy, page by
