@@ -606,3 +606,19 @@ def test_no_r_temporary_directory_is_left(tmp_path, monkeypatch, n_jobs, backend
     assert statuses == {name: {"ok"} for name in R_TEMPDIR_LEARNERS}
     assert list(tmp_path.rglob("Rtmp*")) == []
     assert list(tmp_path.iterdir()) == []
+
+
+def test_two_runs_of_a_learner_leaving_a_process_merge(tmp_path):
+    # Its first warning, "ResourceWarning: subprocess <pid> is still running",
+    # names a pid that differs between runs: normalised, the rows are equal.
+    from skggm_bench.benchmark.results.store import ResultStore, merge_stores
+
+    tag = f"600.{uuid.uuid4().int % 10**9}"
+    learners = {"leaver": Leaver("subprocess", tag), "lw": LedoitWolf()}
+    for name in ("one", "two"):
+        study(learners, 1, "loky", store=str(tmp_path / f"{name}.sqlite")).run()
+    merged = tmp_path / "merged.sqlite"
+    merge_stores([tmp_path / "one.sqlite", tmp_path / "two.sqlite"], merged)
+    with ResultStore(merged, read_only=True) as store:
+        messages = store.frame().query("learner == 'leaver'").message
+    assert messages.str.contains("subprocess <pid> is still running").all(), messages
