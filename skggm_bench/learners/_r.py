@@ -15,7 +15,8 @@ R in the benchmark harness
     R and pays only for its own call. An R error is an exception in the child (a
     ``failed`` row with R's message), a crash in R's compiled code kills the
     child (``crashed``), a hang is stopped at the deadline (``timeout``); R's
-    session directory is removed when the template ends.
+    session directory is removed when the template ends, and each fit's
+    ``tempdir()`` is a fresh directory of its own (:func:`_fresh_r_tempdir`).
 
 Versions and refusals are found with ``Rscript`` (the R that rpy2 embeds), so that
 checking a study does not start R in the calling process.
