@@ -622,3 +622,42 @@ def test_two_runs_of_a_learner_leaving_a_process_merge(tmp_path):
     with ResultStore(merged, read_only=True) as store:
         messages = store.frame().query("learner == 'leaver'").message
     assert messages.str.contains("subprocess <pid> is still running").all(), messages
+
+
+def test_a_template_still_exiting_when_the_run_ends_is_waited_for():
+    # What once failed test_nothing_of_a_killed_cli_run_is_left[2-2] under load:
+    # on Ctrl-C loky kills each worker's process tree; a template it killed came
+    # to the process that called run() (a subreaper) but had not exited when the
+    # run ended its strays, and what its fit had started came there only later,
+    # after the run, to go to init. Here a "worker" forks a "template" (named as
+    # one) that starts a process in a session of its own and exits half a second
+    # after SIGTERM, leaving it; the worker exits at once.
+    from skggm_bench.benchmark.run import _isolation
+
+    tag = f"600.{uuid.uuid4().int % 10**9}"
+    _isolation.adopt_strays()
+    worker = os.fork()
+    if worker == 0:  # pragma: no cover - in the child
+        try:
+            if os.fork() == 0:
+                _isolation._libc_prctl()(15, _isolation._TEMPLATE_NAME, 0, 0, 0)
+                subprocess.Popen(["sleep", tag], start_new_session=True)
+                signal.signal(signal.SIGTERM, lambda *_: (time.sleep(0.5), os._exit(0)))
+                time.sleep(600)
+        finally:
+            os._exit(0)
+    try:
+        os.waitpid(worker, 0)
+        deadline = time.monotonic() + START_UP_BOUND
+        while not processes_with(tag) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert processes_with(tag), "the template's process did not start"
+        _isolation.close_children()
+        assert processes_with(tag) == []
+    finally:
+        for pid in processes_with(tag):  # pragma: no cover - only on failure
+            os.kill(pid, signal.SIGKILL)
+        for pid in _isolation._all_children():  # pragma: no cover - as above
+            if _isolation._process_name(pid) == _isolation._TEMPLATE_NAME:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)

@@ -143,6 +143,11 @@ _TEMPLATE_GRACE_SECONDS = 30.0
 _MAX_MESSAGE = 2000
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
+_PR_SET_NAME = 15
+# A template's process name (its ``comm``, at most 15 bytes): how the process that
+# called ``run()`` tells a template that came to it, its worker killed, from its
+# own loky workers (:func:`end_strays`).
+_TEMPLATE_NAME = b"skggm-template"
 
 _SIGNAL_NAMES = {
     signal.SIGSEGV: "a segmentation fault (SIGSEGV)",
@@ -805,6 +810,9 @@ class _Template:
         """Serve requests until idle or told to stop; never returns."""
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, self.shutdown)
+        prctl = _libc_prctl()
+        if prctl is not None:
+            prctl(_PR_SET_NAME, ctypes.c_char_p(_TEMPLATE_NAME), 0, 0, 0)
         _prctl(_PR_SET_CHILD_SUBREAPER, 1)
         # A crash is reported as a row; a traceback dump of a dying child on the
         # terminal would only alarm.
@@ -1262,6 +1270,32 @@ def _foreign_session(pid: int) -> bool:
         return False
 
 
+def _process_name(pid: int) -> bytes:
+    try:
+        with open(f"/proc/{pid}/comm", "rb") as comm:
+            return comm.read().strip()
+    except OSError:
+        return b""
+
+
+def _stop_orphaned_template(pid: int) -> None:
+    """Stop a template that came to this process, and wait until it has exited.
+
+    What its fits started comes here only once it has exited.
+    """
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGTERM)  # it kills its children first
+    deadline = time.monotonic() + 1.0
+    while time.monotonic() < deadline:
+        with contextlib.suppress(ChildProcessError):
+            if os.waitpid(pid, os.WNOHANG)[0]:
+                return
+        time.sleep(0.005)
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)
+    _reap(pid)
+
+
 def end_strays() -> None:
     """Kill and reap this process's children that are not its templates.
 
@@ -1271,20 +1305,32 @@ def end_strays() -> None:
     this process's (each child starts a session of its own), so children of this
     session -- loky's workers and resource tracker, started during a run in the
     process that called ``run()`` -- are never taken for strays.
+
+    One child of this session is ended too: a template of another process (by
+    its name), which came here when loky killed its worker on an interruption.
+    It may still be exiting (under load, for a while), and what its fits started
+    comes here only once it has: it is stopped and waited for first, so that its
+    orphans are found in the next round, not left to init after ``run()``.
     """
     if _BEFORE is None:
         return
     with _FORK_LOCK:
         for _ in range(100):
-            strays = [
+            children = [
                 pid
                 for pid in _all_children()
-                if pid not in _TEMPLATES
-                and (pid, _start_time(pid)) not in _BEFORE
-                and _foreign_session(pid)
+                if pid not in _TEMPLATES and (pid, _start_time(pid)) not in _BEFORE
             ]
-            if not strays:
+            strays = [pid for pid in children if _foreign_session(pid)]
+            templates = [
+                pid
+                for pid in children
+                if pid not in strays and _process_name(pid) == _TEMPLATE_NAME
+            ]
+            if not strays and not templates:
                 return
+            for pid in templates:
+                _stop_orphaned_template(pid)
             for pid in strays:
                 _kill_group(pid)
                 _reap(pid)
