@@ -91,6 +91,21 @@ class RError(RuntimeError):
     """R signalled an error in a learner's function; the message is R's own."""
 
 
+class RMemoryError(RError, MemoryError):
+    """R could not allocate memory: a ``MemoryError`` too, so that the harness
+    records the fit as ``memory`` (beyond ``memory_limit``), like Python's."""
+
+
+# How R words an allocation failure (its own messages, untranslated in the C locale
+# and in English ones).
+_R_ALLOCATION_FAILURES = (
+    "cannot allocate vector of size",
+    "cannot allocate memory block",
+    "vector memory exhausted",
+    "memory exhausted",
+)
+
+
 def install_command(package: str) -> str:
     """The one command that installs R package ``package`` (Debian's if it has it)."""
     if package in _DEBIAN_PACKAGES:
@@ -269,6 +284,8 @@ local({
     storage.mode(v) <- "double"
     v
   }
+  # R's messages as valid UTF-8 (an invalid byte reads <ff>): rpy2 decodes them.
+  utf8 <- function(s) iconv(s, "UTF-8", "UTF-8", sub = "byte")
   function(f, x, y, args, seed, returns) {
     set.seed(seed, kind = "Mersenne-Twister", normal.kind = "Inversion",
              sample.kind = "Rejection")
@@ -277,12 +294,12 @@ local({
     call <- if (is.null(y)) function(...) f(x, ...) else function(...) f(x, y = y, ...)
     value <- tryCatch(
       withCallingHandlers(do.call(call, args), warning = function(w) {
-        warned <<- c(warned, conditionMessage(w))
+        warned <<- c(warned, utf8(conditionMessage(w)))
         invokeRestart("muffleWarning")
       }),
-      error = function(e) structure(list(conditionMessage(e), paste(
+      error = function(e) structure(list(utf8(conditionMessage(e)), utf8(paste(
         deparse(conditionCall(e), width.cutoff = 80L, nlines = 1L),
-        collapse = "")), class = "skggm_error"))
+        collapse = ""))), class = "skggm_error"))
     if (inherits(value, "skggm_error"))
       return(list(error = value[[1]], call = value[[2]], warnings = warned))
     if (!is.list(value) || is.data.frame(value)) {
@@ -678,7 +695,10 @@ class RLearner(BaseEstimator):
             call = str(fields["call"][0])
             # The caller's own call says nothing; a call inside the function does.
             where = "" if call.startswith("f(x") else f" (in R: {call})"
-            raise RError(f"{fields['error'][0]}{where}")
+            message = f"{fields['error'][0]}{where}"
+            if any(text in message for text in _R_ALLOCATION_FAILURES):
+                raise RMemoryError(message)
+            raise RError(message)
         unknown = [str(n) for n in fields.get("unknown", [])]
         read = {name: _from_r(fields[name]) for name in _MATRICES if name in fields}
         if not read and "path" not in fields:
