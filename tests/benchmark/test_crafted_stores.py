@@ -199,16 +199,3 @@ def test_a_merge_conflict_quotes_at_most_200_characters_of_a_value(sound, tmp_pa
     assert "x" * 201 not in str(caught.value)
     with ResultStore(other, read_only=True) as store:
         assert len(store) == 4
-
-
-def test_a_store_with_a_wal_header_is_read_without_creating_a_file(sound, tmp_path):
-    # A copy taken while a run wrote keeps the WAL header; SQLite would create the
-    # -wal and -shm files beside it to read it.
-    path = tmp_path / "wal.sqlite"
-    shutil.copy(sound, path)
-    with contextlib.closing(sqlite3.connect(path)) as conn:
-        assert conn.execute("PRAGMA journal_mode=WAL").fetchone() == ("wal",)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["wal.sqlite"]
-    with ResultStore(path, read_only=True) as store:
-        assert len(store.frame()) == 4
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["wal.sqlite"]

@@ -233,10 +233,6 @@ class ResultStore:
         if self.path == ":memory:" or not Path(self.path).is_file():
             raise StoreError(f"no results store at {self.path!r}")
         uri = Path(self.path).resolve().as_uri()
-        if _wal_without_log(self.path):
-            # SQLite would create the -wal and -shm files to read it; there is no
-            # log to read, so the file alone is the whole database.
-            return sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True)
         try:
             conn = sqlite3.connect(f"{uri}?mode=ro", uri=True)
             conn.execute("SELECT name FROM sqlite_master").fetchall()
@@ -708,24 +704,6 @@ study, or re-run with the stored configuration to resume it.
                 "a new study, or re-run with the stored configuration to resume it."
             )
         return stored
-
-
-def _wal_without_log(path: str) -> bool:
-    """Whether the file's header says WAL mode while no ``-wal`` file is beside it.
-
-    A closed store is in rollback-journal mode; one whose writer was killed keeps
-    its ``-wal`` and ``-shm`` files, which readers use. A WAL header alone (a copy
-    of a store taken while it was written, a file changed outside skggm-bench)
-    holds every committed page in the file itself.
-    """
-    try:
-        with open(path, "rb") as file:
-            header = file.read(20)
-    except OSError:
-        return False
-    # Bytes 18 and 19: the file format's write and read versions, 2 for WAL.
-    wal = len(header) == 20 and header[18] == 2
-    return wal and not os.path.exists(f"{path}-wal")
 
 
 def _upgrade(conn: sqlite3.Connection) -> None:
