@@ -397,6 +397,17 @@ def _execution(args: argparse.Namespace, config: Any) -> tuple[str, int, str | N
     return backend, n_jobs, scheduler
 
 
+def _stored_rows(path: Path) -> str:
+    """How many rows the store at ``path`` holds, as text ("no" if unreadable)."""
+    from .benchmark.results.store import ResultStore, StoreError
+
+    try:
+        with ResultStore(path, read_only=True) as store:
+            return str(len(store))
+    except StoreError:
+        return "no"
+
+
 def _open_store(path: Path, n_tasks: int) -> tuple[Any, bool]:
     """The store to run into, checked writable; or a complete read-only one.
 
@@ -521,9 +532,12 @@ def run_study(args: argparse.Namespace) -> int:
                 frame, n_computed = result.frame, result.n_computed
     except KeyboardInterrupt:
         progress.close()
+        if progress.total:
+            saved = f"{progress.done} of {progress.total} fits are saved in {path}"
+        else:  # during the run's start-up, before it counted the stored fits
+            saved = f"{path} holds {_stored_rows(path)} fits"
         print(
-            f"\nInterrupted: {progress.done} of {progress.total} fits are saved in "
-            f"{path}. Run the same command again to resume.",
+            f"\nInterrupted: {saved}. Run the same command again to resume.",
             file=sys.stderr,
         )
         return EXIT_INTERRUPTED

@@ -226,6 +226,23 @@ def test_ctrl_c_exits_130_with_a_resume_message(workdir, capsys, monkeypatch):
     assert "Run the same command again to resume." in err
 
 
+def test_ctrl_c_during_start_up_counts_the_stored_fits(workdir, capsys, monkeypatch):
+    # Interrupted before the run counted anything: the store's rows, not "0 of 0".
+    config = write_config(workdir, TINY)
+    store = workdir / "results.sqlite"
+    arguments = ["run", "--config", str(config), "--store", str(store), "--n-jobs", "1"]
+    assert cli.main(arguments) == 0
+
+    def interrupted_run(self, progress=None):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Benchmark, "run", interrupted_run)
+    capsys.readouterr()
+    assert cli.main([*arguments, "--no-progress"]) == 130
+    err = capsys.readouterr().err
+    assert f"Interrupted: {store} holds {TINY_ROWS} fits." in err, err
+
+
 def test_sigint_then_resume_completes_the_study(workdir):
     # 400 single-fit tasks of a few ms each, run one at a time: SIGINT lands once
     # the first row is stored, long before the last one.

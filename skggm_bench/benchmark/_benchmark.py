@@ -108,6 +108,14 @@ MAX_FITS = 1_000_000
 MAX_TIMEOUT = 1_000_000
 #: The largest ``|n_jobs|``: more workers than any one machine has.
 MAX_N_JOBS = 4096
+#: The most variables of a study's data sets: the generators and learners work on
+#: (p, p) matrices, at O(p**3) cost; 10**4 is 800 MB a matrix.
+MAX_N_FEATURES = 10_000
+#: The most rows of a study's data sets (per class or time point of a related model).
+MAX_N_SAMPLES = 10_000_000
+#: The most values of one data set (rows x variables x classes or time points): 8 GB
+#: of float64, drawn in every worker that fits on it.
+MAX_DATA_VALUES = 10**9
 #: The largest ``memory_limit``, in bytes (1 EiB): a cap above the address space
 #: of every machine, which the operating system would refuse.
 MAX_MEMORY_LIMIT = 2**60
@@ -171,7 +179,7 @@ def _check_unique(values: tuple, name: str) -> None:
         seen.add(value)
 
 
-def _check_integers(values: Any, name: str, low: int) -> tuple[int, ...]:
+def _check_integers(values: Any, name: str, low: int, high: int) -> tuple[int, ...]:
     values = _as_tuple(values, name)
     for index, value in enumerate(values):
         if isinstance(value, (bool, np.bool_)) or not isinstance(
@@ -180,9 +188,45 @@ def _check_integers(values: Any, name: str, low: int) -> tuple[int, ...]:
             raise StudyError(name, f"{name}[{index}] must be an integer, got {value!r}")
         if value < low:
             raise StudyError(name, f"{name}[{index}] must be >= {low}, got {value}")
+        if value > high:
+            raise StudyError(
+                name, f"{name}[{index}]={value} is above the limit of {high:,}"
+            )
     values = tuple(int(value) for value in values)
     _check_unique(values, name)
     return values
+
+
+def _check_data_size(grid: Any) -> None:
+    """Refuse a study whose largest data set would not fit any machine's memory."""
+    groups = 1
+    for entry in grid.models.values():
+        if not entry.is_single:  # its matrices: one per class or time point
+            params = entry.generator(None).get_params()
+            groups = max(groups, params.get("n_classes", params.get("n_times", 1)))
+    values = max(grid.n_samples) * max(grid.n_features) * groups
+    if values > MAX_DATA_VALUES:
+        raise StudyError(
+            "n_samples",
+            f"the largest data set has {values:,} values (n_samples "
+            f"{max(grid.n_samples):,} x n_features {max(grid.n_features):,}"
+            + (f" x {groups:,} classes or time points" if groups > 1 else "")
+            + f"), above the limit of {MAX_DATA_VALUES:,}",
+        )
+
+
+def _check_data_model_params(data_models: dict) -> None:
+    """Check each data model's parameters now, not in every fit's draw."""
+    for key, model in data_models.items():
+        check = getattr(model, "_validate_params", None)
+        if check is None:
+            continue
+        try:
+            check()
+        except (TypeError, ValueError) as exc:
+            raise StudyError(
+                "data_models", f"data_models[{key!r}]: {exc}", key
+            ) from None
 
 
 def _check_densities(values: Any) -> tuple[float | None, ...]:
@@ -350,9 +394,18 @@ _LOADS_ANYWHERE = frozenset({"sklearn", "skggm_bench", "numpy", "scipy"})
 # Learner bytes (by digest) already loaded in a fresh process: None or the error.
 _LOAD_CHECKS: dict[str, str | None] = {}
 # Loads each learner of a pickled {digest: bytes} in a fresh interpreter; prints
-# {digest: error or None} as JSON.
+# {digest: error or None} as JSON. First it has SIGKILL sent to it when the thread
+# that started it ends (PR_SET_PDEATHSIG, Linux): a run killed during its
+# validation leaves no trial process behind.
 _LOAD_SCRIPT = """\
-import json, pickle, sys
+import ctypes, os, sys
+try:
+    ctypes.CDLL(None).prctl(1, 9, 0, 0, 0)
+except (AttributeError, OSError):
+    pass
+if os.getppid() != int(sys.argv[1]):
+    sys.exit(1)
+import json, pickle
 problems = {}
 for digest, shipped in pickle.loads(sys.stdin.buffer.read()).items():
     try:
@@ -381,7 +434,7 @@ def _load_problems(shipped: list[bytes]) -> dict[str, str | None]:
         environment["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
         try:
             done = subprocess.run(
-                [sys.executable, "-c", _LOAD_SCRIPT],
+                [sys.executable, "-c", _LOAD_SCRIPT, str(os.getpid())],
                 input=pickle.dumps(todo),
                 capture_output=True,
                 env=environment,
@@ -1220,8 +1273,10 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
             ),
             graphs=graphs,
             densities=_check_densities(self.densities),
-            n_features=_check_integers(self.n_features, "n_features", 2),
-            n_samples=_check_integers(self.n_samples, "n_samples", 1),
+            n_features=_check_integers(
+                self.n_features, "n_features", 2, MAX_N_FEATURES
+            ),
+            n_samples=_check_integers(self.n_samples, "n_samples", 1, MAX_N_SAMPLES),
             n_repeats=int(self.n_repeats),
             model=self.model,
             metrics=_check_metrics(self.metrics),
@@ -1231,6 +1286,8 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
             models=_check_models(self.models, data_models, self.model),
         )
         _check_row_generators(grid)
+        _check_data_size(grid)
+        _check_data_model_params(grid.data_models)
         grid = dataclasses.replace(
             grid,
             graphs=_fix_structures(grid.graphs, grid.n_features, self.graph),
@@ -1697,7 +1754,7 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
                 f"unknown data model {data_model!r}; have {list(data_models)}"
             )
         if n_features is None:
-            sizes = _check_integers(self.n_features, "n_features", 2)
+            sizes = _check_integers(self.n_features, "n_features", 2, MAX_N_FEATURES)
             if len(sizes) != 1:
                 raise ValueError(f"the grid has n_features {sizes}: say which one")
             n_features = sizes[0]

@@ -25,6 +25,7 @@ from sklearn.utils import Bunch
 from sklearn.utils._param_validation import StrOptions, validate_params
 
 from ..generators import GraphicalModelGenerator
+from ..generators._related import MAX_GROUPS
 from ..utils._linalg import partial_correlation_from_precision
 from ..utils._validation import Interval
 from ._families import GRAPH_FAMILIES
@@ -106,7 +107,7 @@ def _group_bunch(drawn: DrawnGraph, truth: RelatedModel, counts, seed) -> Bunch:
 @validate_params(
     {
         "n_samples": ["array-like", Interval(Integral, 1, None, closed="left")],
-        "n_classes": [Interval(Integral, 1, None, closed="left")],
+        "n_classes": [Interval(Integral, 1, MAX_GROUPS, closed="both")],
         "shared_fraction": [Interval(Real, 0, 1, closed="both")],
         "similarity": [Interval(Real, 0, 1, closed="both")],
         **_COMMON,
@@ -185,10 +186,10 @@ def make_joint_ggm(
 @validate_params(
     {
         "n_samples": ["array-like", Interval(Integral, 1, None, closed="left")],
-        "n_times": [Interval(Integral, 1, None, closed="left")],
+        "n_times": [Interval(Integral, 1, MAX_GROUPS, closed="both")],
         "change_rate": [Interval(Real, 0, 1, closed="both")],
         "smoothness": [Interval(Real, 0, 1, closed="left")],
-        "window": [Interval(Integral, 1, None, closed="left")],
+        "window": [Interval(Integral, 1, MAX_GROUPS, closed="both")],
         **_COMMON,
     },
     prefer_skip_nested_validation=False,
@@ -269,7 +270,7 @@ def make_time_varying_ggm(
 @validate_params(
     {
         "n_samples": [Interval(Integral, 1, None, closed="left")],
-        "n_latent": [Interval(Integral, 1, None, closed="left")],
+        "n_latent": [Interval(Integral, 1, MAX_GROUPS, closed="both")],
         "n_attached": [Interval(Integral, 1, None, closed="left")],
         **_COMMON,
     },

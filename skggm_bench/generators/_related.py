@@ -25,7 +25,13 @@ from ._base import (
 )
 from .triangulated_orthogonalization import TriangulatedOrthogonalization
 
+#: The most classes, time points, hidden variables (and the longest window) of a
+#: related model: its matrices are one (p, p) array each, allocated at once, and a
+#: study draws them per cell. Refused above it, before anything is allocated.
+MAX_GROUPS = 1000
+
 __all__ = [
+    "MAX_GROUPS",
     "RelatedModelsGenerator",
     "default_generator",
     "draw_clones",

@@ -10,6 +10,7 @@ from sklearn.utils._param_validation import HasMethods
 
 from ..utils._validation import RANDOM_STATE, Interval
 from ._related import (
+    MAX_GROUPS,
     RelatedModelsGenerator,
     default_generator,
     draw_clones,
@@ -132,7 +133,7 @@ class JointGenerator(RelatedModelsGenerator):
 
     _parameter_constraints: dict = {
         "generator": [HasMethods(["fit", "sample"]), None],
-        "n_classes": [Interval(Integral, 1, None, closed="left")],
+        "n_classes": [Interval(Integral, 1, MAX_GROUPS, closed="both")],
         "shared_fraction": [Interval(Real, 0, 1, closed="both")],
         "similarity": [Interval(Real, 0, 1, closed="both")],
         "random_state": RANDOM_STATE,

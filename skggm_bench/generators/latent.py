@@ -10,6 +10,7 @@ from sklearn.utils._param_validation import HasMethods
 
 from ..utils._validation import RANDOM_STATE, Interval
 from ._related import (
+    MAX_GROUPS,
     RelatedModelsGenerator,
     default_generator,
     draw_stack,
@@ -130,7 +131,7 @@ class LatentGenerator(RelatedModelsGenerator):
 
     _parameter_constraints: dict = {
         "generator": [HasMethods(["fit", "sample"]), None],
-        "n_latent": [Interval(Integral, 1, None, closed="left")],
+        "n_latent": [Interval(Integral, 1, MAX_GROUPS, closed="both")],
         "n_attached": [Interval(Integral, 1, None, closed="left")],
         "random_state": RANDOM_STATE,
     }

@@ -10,6 +10,7 @@ from sklearn.utils._param_validation import HasMethods
 
 from ..utils._validation import RANDOM_STATE, Interval
 from ._related import (
+    MAX_GROUPS,
     RelatedModelsGenerator,
     default_generator,
     draw_stack,
@@ -117,10 +118,10 @@ class TimeVaryingGenerator(RelatedModelsGenerator):
 
     _parameter_constraints: dict = {
         "generator": [HasMethods(["fit", "sample"]), None],
-        "n_times": [Interval(Integral, 1, None, closed="left")],
+        "n_times": [Interval(Integral, 1, MAX_GROUPS, closed="both")],
         "change_rate": [Interval(Real, 0, 1, closed="both")],
         "smoothness": [Interval(Real, 0, 1, closed="left")],
-        "window": [Interval(Integral, 1, None, closed="left")],
+        "window": [Interval(Integral, 1, MAX_GROUPS, closed="both")],
         "random_state": RANDOM_STATE,
     }
 

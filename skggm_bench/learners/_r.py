@@ -15,7 +15,8 @@ R in the benchmark harness
     R and pays only for its own call. An R error is an exception in the child (a
     ``failed`` row with R's message), a crash in R's compiled code kills the
     child (``crashed``), a hang is stopped at the deadline (``timeout``); R's
-    session directory is removed when the template ends.
+    session directory is removed when the template ends, and each fit's
+    ``tempdir()`` is a fresh directory of its own (:func:`_fresh_r_tempdir`).
 
 Versions and refusals are found with ``Rscript`` (the R that rpy2 embeds), so that
 checking a study does not start R in the calling process.
@@ -25,13 +26,16 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import ctypes
 import functools
 import importlib.metadata
 import importlib.util
 import os
+import platform
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import warnings
 from collections.abc import Mapping, Sequence
@@ -85,6 +89,21 @@ class RUnavailableError(RuntimeError):
 
 class RError(RuntimeError):
     """R signalled an error in a learner's function; the message is R's own."""
+
+
+class RMemoryError(RError, MemoryError):
+    """R could not allocate memory: a ``MemoryError`` too, so that the harness
+    records the fit as ``memory`` (beyond ``memory_limit``), like Python's."""
+
+
+# How R words an allocation failure (its own messages, untranslated in the C locale
+# and in English ones).
+_R_ALLOCATION_FAILURES = (
+    "cannot allocate vector of size",
+    "cannot allocate memory block",
+    "vector memory exhausted",
+    "memory exhausted",
+)
 
 
 def install_command(package: str) -> str:
@@ -278,6 +297,8 @@ local({
       return(sprintf("a string (\\"%s\\")", substr(v[[1]], 1L, 60L)))
     sprintf("of R class %s", class(v)[[1]])
   }
+  # R's messages as valid UTF-8 (an invalid byte reads <ff>): rpy2 decodes them.
+  utf8 <- function(s) iconv(s, "UTF-8", "UTF-8", sub = "byte")
   function(f, x, y, args, seed, returns) {
     set.seed(seed, kind = "Mersenne-Twister", normal.kind = "Inversion",
              sample.kind = "Rejection")
@@ -286,12 +307,12 @@ local({
     call <- if (is.null(y)) function(...) f(x, ...) else function(...) f(x, y = y, ...)
     value <- tryCatch(
       withCallingHandlers(do.call(call, args), warning = function(w) {
-        warned <<- c(warned, conditionMessage(w))
+        warned <<- c(warned, utf8(conditionMessage(w)))
         invokeRestart("muffleWarning")
       }),
-      error = function(e) structure(list(conditionMessage(e), paste(
+      error = function(e) structure(list(utf8(conditionMessage(e)), utf8(paste(
         deparse(conditionCall(e), width.cutoff = 80L, nlines = 1L),
-        collapse = "")), class = "skggm_error"))
+        collapse = ""))), class = "skggm_error"))
     if (inherits(value, "skggm_error"))
       return(list(error = value[[1]], call = value[[2]], warnings = warned))
     if (!is.list(value) || is.data.frame(value)) {
@@ -379,6 +400,35 @@ def _restore_environment(before: dict[str, str]) -> None:
             os.environ[name] = before[name]
         else:
             del os.environ[name]
+
+
+@contextlib.contextmanager
+def _fresh_r_tempdir() -> Any:
+    """R's ``tempdir()`` is a fresh directory for the duration of one call.
+
+    R fixes its session directory when it starts, and every fit of a process (in
+    the harness: every child of a template, which started R) would share it: a
+    learner that writes a file there, or removes it, would change the next fits.
+    R has no function that moves it; its C variable ``R_TempDir``, which
+    ``tempdir()`` and ``tempfile()`` read, is pointed at a new directory made in
+    Python's temporary folder (in the harness, the fit's own working directory,
+    removed with the fit even if it is killed), then back; the directory is
+    removed after the call.
+    """
+    import rpy2.situation
+    from rpy2.rinterface_lib import openrlib
+
+    lib = ctypes.CDLL(rpy2.situation.get_rlib_path(openrlib.R_HOME, platform.system()))
+    pointer = ctypes.c_void_p.in_dll(lib, "R_TempDir")
+    fresh = tempfile.mkdtemp(prefix="Rtmp")
+    path = ctypes.create_string_buffer(os.fsencode(fresh))
+    before = pointer.value
+    pointer.value = ctypes.addressof(path)
+    try:
+        yield fresh
+    finally:
+        pointer.value = before
+        shutil.rmtree(fresh, ignore_errors=True)
 
 
 def _remove_tempdir(owner: int, path: str) -> None:
@@ -646,7 +696,7 @@ class RLearner(BaseEstimator):
         r_args = _named_list({k: _to_r(v, f"args[{k!r}]") for k, v in args.items()})
         self.r_seed_ = r_seed(self.random_state)
         limits = _blas_limits(self.blas_threads)
-        with limits:
+        with limits, _fresh_r_tempdir():
             result = session["caller"](
                 function,
                 x,
@@ -667,7 +717,10 @@ class RLearner(BaseEstimator):
             call = str(fields["call"][0])
             # The caller's own call says nothing; a call inside the function does.
             where = "" if call.startswith("f(x") else f" (in R: {call})"
-            raise RError(f"{fields['error'][0]}{where}")
+            message = f"{fields['error'][0]}{where}"
+            if any(text in message for text in _R_ALLOCATION_FAILURES):
+                raise RMemoryError(message)
+            raise RError(message)
         if "not_numeric" in fields:
             name, what = (str(v) for v in fields["not_numeric"])
             raise TypeError(f"the R function's {name} is {what}, not a numeric matrix")

@@ -8,6 +8,7 @@ import ctypes
 import os
 import signal
 import subprocess
+import tempfile
 import threading
 import time
 
@@ -91,11 +92,15 @@ class Probe(BaseEstimator):
         return self
 
 
+# Shared by the test and its learners: the temporary folder of the process that
+# imports this module first (the test's, or a worker's; never a fit's, which is
+# its own working directory, removed with it).
+_SHARED_FOLDER = tempfile.gettempdir()
+
+
 def killed_templates_file(tag):
     """Where a ``Leaver("kill_template", tag)`` writes the pids it killed."""
-    import tempfile
-
-    return os.path.join(tempfile.gettempdir(), f"skggm-test-killed-{tag}")
+    return os.path.join(_SHARED_FOLDER, f"skggm-test-killed-{tag}")
 
 
 class Leaver(BaseEstimator):

@@ -107,6 +107,19 @@ CASES = {
         "UPDATE results SET repeat = -1 WHERE rowid = 2",
         "column repeat of row 2 holds -1, less than 0",
     ),
+    "negative n_warnings": (
+        "UPDATE results SET n_warnings = -3 WHERE rowid = 2",
+        "column n_warnings of row 2 holds -3, less than 0",
+    ),
+    "a duplicate key": (
+        "INSERT INTO results SELECT * FROM results WHERE rowid = 3",
+        "rows 3 and 5 have the same key",
+    ),
+    "results a view": (
+        "ALTER TABLE results RENAME TO stored; "
+        "CREATE VIEW results AS SELECT * FROM stored UNION ALL SELECT * FROM stored",
+        "results is a 'view', not a table",
+    ),
     "density above 1": (
         "UPDATE results SET density = 7.5 WHERE rowid = 1",
         "not a density between 0 and 1",
@@ -131,7 +144,7 @@ def crafted(sound, tmp_path, case):
     shutil.copy(sound, path)
     with contextlib.closing(sqlite3.connect(path)) as conn:
         _loosen(conn)
-        conn.execute(CASES[case][0])
+        conn.executescript(CASES[case][0])
         conn.commit()
     return path
 

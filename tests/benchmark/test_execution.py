@@ -1,5 +1,7 @@
 """The scheduler hands out the longest expected fit first, and learns the costs."""
 
+import pytest
+
 from skggm_bench.benchmark.plan._tasks import Cell, Fit
 from skggm_bench.benchmark.run._execution import (
     Scheduler,
@@ -68,3 +70,31 @@ def test_backends_known_and_their_problems():
     assert "not a joblib backend" in backend_problem("spark")
     problem = backend_problem("ray")
     assert problem is None or "pip install ray" in problem
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_a_backend_that_cannot_stream_runs_with_any_n_jobs(n_jobs):
+    # multiprocessing cannot return results as they finish: with one worker the
+    # calling process runs the fits (streaming), with more they go in waves.
+    from sklearn.covariance import LedoitWolf
+
+    from skggm_bench.benchmark import Benchmark
+    from skggm_bench.generators import DiagonalDominance
+
+    frame = (
+        Benchmark(
+            {"dd": DiagonalDominance()},
+            {"lw": LedoitWolf()},
+            densities=(0.3,),
+            n_features=6,
+            n_samples=(30,),
+            n_repeats=2,
+            metrics=("f1",),
+            random_state=0,
+            n_jobs=n_jobs,
+            backend="multiprocessing",
+        )
+        .run()
+        .frame
+    )
+    assert frame.status.tolist() == ["ok", "ok"], frame.message.tolist()

@@ -2,6 +2,7 @@
 
 import json
 import math
+import os
 
 import pandas as pd
 import patience
@@ -226,3 +227,19 @@ def test_an_export_to_a_full_filesystem_leaves_nothing(store, tmp_path):
         assert len(big) == 5_000
     finally:
         subprocess.run(["umount", str(mount)], check=False)
+
+
+def test_an_export_removes_what_a_killed_export_left(store, tmp_path):
+    # A killed export leaves its hidden, full-size .partial file; the next export
+    # beside it removes it, and leaves alone that of a writer still alive.
+    import subprocess
+
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    abandoned = tmp_path / f".out.csv.{gone.pid}.x1y2.partial"
+    writing = tmp_path / f".out.csv.{os.getpid()}.z3w4.partial"
+    for partial in (abandoned, writing):
+        partial.write_text("half an export")
+    export_results(store.path, tmp_path / "out.csv")
+    assert not abandoned.exists()
+    assert writing.exists()

@@ -71,7 +71,16 @@ _VOLATILE = (
         ),
         "<tmp>",
     ),
-    (re.compile(r"\b(pid|PID|Pid|process id|process)([ =:#]*)\d+\b"), r"\1\2<pid>"),
+    # A number after a word naming a process or thread is its id: "pid 42",
+    # "subprocess 6424 is still running" (Popen's ResourceWarning), "child 42".
+    (
+        re.compile(
+            r"\b(pid|ppid|pgid|tid|process id|thread id|(?:sub)?process|child|"
+            r"worker)([ =:#]*)\d+\b",
+            re.IGNORECASE,
+        ),
+        r"\1\2<pid>",
+    ),
     (
         re.compile(
             r"\b((?:Loky|ForkPool|SpawnPool|Pool|Dask)?(?:Process|Worker|Thread)"
@@ -97,6 +106,8 @@ def normalise_message(text: str) -> str:
     '<mylib.Model object at 0x...> failed'
     >>> normalise_message("cannot open /tmp/tmpk3j_x9/cache.npy (pid 4242)")
     'cannot open <tmp> (pid <pid>)'
+    >>> normalise_message("ResourceWarning: subprocess 6424 is still running")
+    'ResourceWarning: subprocess <pid> is still running'
     >>> normalise_message("LokyProcess-3 died; Thread-12 stopped")
     'LokyProcess-<n> died; Thread-<n> stopped'
     """

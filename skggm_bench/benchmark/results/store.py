@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import glob
 import importlib.metadata
 import json
 import math
@@ -807,6 +808,14 @@ def _checked_records(
     StoreError
         For a value its column cannot hold.
     """
+    kind = conn.execute(
+        "SELECT type FROM sqlite_master WHERE name = 'results'"
+    ).fetchone()
+    if kind is not None and kind[0] != "table":
+        raise StoreError(
+            f"damaged store: results is a {_quoted(kind[0])}, not a table "
+            f"({path!r} was changed outside skggm-bench)"
+        )
     existing = [row[1] for row in conn.execute("PRAGMA table_info(results)")]
     for name in existing:
         if not isinstance(name, str) or not _IDENTIFIER.match(name):
@@ -847,7 +856,24 @@ def _checked_records(
     # Unknown where the fit did not finish, and in older stores.
     dtypes |= {name: "Int64" for name in LATER_COLUMNS}
     _check_values(records, columns, dtypes, path)
+    _check_unique_keys(records, columns, path)
     return [record[1:] for record in records], columns, dtypes
+
+
+def _check_unique_keys(records: list[tuple], columns: list[str], path: str) -> None:
+    """Refuse two rows of one key (the table's unique index dropped or bypassed):
+    an export would hold both, and a merge keep one of them silently."""
+    positions = [columns.index(name) + 1 for name in KEY_COLUMNS]
+    seen: dict[tuple, Any] = {}
+    for record in records:
+        key = tuple(record[i] for i in positions)
+        if key in seen:
+            raise StoreError(
+                f"damaged store: rows {seen[key]} and {record[0]} have the same key "
+                f"{_key_text(key)} ({path!r} was changed outside "
+                "skggm-bench)"
+            )
+        seen[key] = record[0]
 
 
 def _check_values(
@@ -891,7 +917,7 @@ def _check_values(
 
 # The least value of the integer columns that have one.
 _LOWEST = {"n_features": 1, "n_samples": 1, "repeat": 0, "seed": 0, "n_edges": 0,
-           "n_added_edges": 0, "fit_time": 0.0}  # fmt: skip
+           "n_added_edges": 0, "fit_time": 0.0, "n_warnings": 0}  # fmt: skip
 
 
 @functools.lru_cache(maxsize=256)
@@ -1519,14 +1545,38 @@ def _require_pyarrow() -> None:
         )
 
 
+def _remove_abandoned(path: Path) -> None:
+    """Remove the ``.partial`` files beside ``path`` of writers no longer alive.
+
+    Each is named by its writer's pid: one a killed export or merge left (it
+    could not clean up) goes; one being written now is left alone.
+    """
+    with contextlib.suppress(OSError):
+        for partial in path.parent.glob(f".{glob.escape(path.name)}.*.partial"):
+            pid = partial.name[len(path.name) + 2 :].split(".", 1)[0]
+            if pid.isdigit() and not _alive(int(pid)):
+                partial.unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's: alive
+        return True
+    return True
+
+
 def _written(path: Path, write: Callable[[Path], Any]) -> Path:
     """``write`` a temporary file beside ``path``, synced; its path.
 
     Renamed into place by the caller: a kill or a full disk leaves at most a
-    hidden ``.NAME.*.partial`` file, never a half-written file under the final
-    name.
+    hidden ``.NAME.PID.*.partial`` file, never a half-written file under the final
+    name; the next write beside it removes it.
     """
-    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
+    _remove_abandoned(path)
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.{os.getpid()}.",
                                 suffix=".partial")  # fmt: skip
     os.close(fd)
     temporary = Path(name)

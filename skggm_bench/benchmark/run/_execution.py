@@ -22,13 +22,16 @@ Backends
 
 from __future__ import annotations
 
+import copy
 import importlib.util
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import joblib
+from joblib.parallel import LokyBackend, SequentialBackend
 
+from ..._parent_watch import watch_parent
 from ..plan._tasks import Fit, Spec, run_fit
 
 __all__ = ["Scheduler", "backend_problem", "execute", "known_backends"]
@@ -154,6 +157,29 @@ class Scheduler:
             self._cost[key] = ((cost * count + unit) / (count + 1), count + 1)
 
 
+def _watching_parent(backend: Any) -> Any:
+    """``backend``; loky's, with workers that watch their parent from their start.
+
+    A worker watches its parent from its first fit on anyway (``_isolation.py``);
+    but before it, it imports the harness to unpickle its first task, which takes
+    seconds, and a run killed meanwhile would leave it running that long. As loky's
+    initializer the watch starts before any task is read. A user's initializer is
+    kept: it runs after the watch starts.
+    """
+    if not isinstance(backend, LokyBackend):
+        return backend
+    kwargs = dict(backend.backend_kwargs)
+    user = kwargs.pop("initializer", None)
+    if user is watch_parent:
+        return backend
+    watched = copy.copy(backend)
+    watched.backend_kwargs = kwargs | {
+        "initializer": watch_parent,
+        "initargs": () if user is None else (user, *kwargs.get("initargs", ())),
+    }
+    return watched
+
+
 def execute(
     spec: Spec,
     fits: Sequence[Fit],
@@ -169,12 +195,17 @@ def execute(
     if not fits:
         return
     scheduler = Scheduler(fits)
-    backend, _ = joblib.parallel.get_active_backend()
+    backend = _watching_parent(joblib.parallel.get_active_backend()[0])
     n_workers = joblib.effective_n_jobs(n_jobs)
+    if n_workers == 1 and not getattr(backend, "supports_return_generator", True):
+        # One worker is the calling process (joblib runs it so anyway), which
+        # streams; a backend that cannot would refuse the request to.
+        backend = SequentialBackend()
     tasks = (joblib.delayed(run_fit)(spec, fit) for fit in scheduler)
-    if n_workers == 1 or getattr(backend, "supports_return_generator", True):
+    if getattr(backend, "supports_return_generator", True):
         outputs = joblib.Parallel(
             n_jobs=n_jobs,
+            backend=backend,
             return_as="generator_unordered",
             verbose=verbose,
             pre_dispatch="n_jobs",  # hand out late, with what was learned so far
@@ -186,7 +217,7 @@ def execute(
         finally:  # on interruption: cancel what is queued, stop the workers
             outputs.close()
         return
-    parallel = joblib.Parallel(n_jobs=n_jobs, verbose=verbose)
+    parallel = joblib.Parallel(n_jobs=n_jobs, backend=backend, verbose=verbose)
     wave: list[Any] = []
     for task in tasks:
         wave.append(task)

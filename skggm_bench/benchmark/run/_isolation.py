@@ -76,7 +76,8 @@ What every request is guaranteed
       harness handles it); a child dies with its template, a template with the
       worker thread that forked it (``PR_SET_PDEATHSIG``, then it kills what it
       runs), a worker process started by ``multiprocessing`` (loky), even one
-      busy with a fit, with its parent (a thread waits on the parent's pidfd); a
+      busy with a fit, with its parent (a thread waits on the parent's pidfd,
+      from the worker's start on: ``skggm_bench._parent_watch``); a
       template exits after 1.5 s without a request, and the run closes those of
       its own process at its end. So when the process that called ``run()`` is
       killed, even with ``SIGKILL``, the whole chain ends within moments.
@@ -118,6 +119,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection, Pipe
 from typing import Any
 
+from ..._parent_watch import watch_parent
 from ..results._schema import Status
 from ._plain_data import NotPlainError, check_plain, dumps_plain, loads_plain
 
@@ -146,6 +148,11 @@ _TEMPLATE_GRACE_SECONDS = 30.0
 _MAX_MESSAGE = 2000
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
+_PR_SET_NAME = 15
+# A template's process name (its ``comm``, at most 15 bytes): how the process that
+# called ``run()`` tells a template that came to it, its worker killed, from its
+# own loky workers (:func:`end_strays`).
+_TEMPLATE_NAME = b"skggm-template"
 
 _SIGNAL_NAMES = {
     signal.SIGSEGV: "a segmentation fault (SIGSEGV)",
@@ -661,6 +668,19 @@ class _Child:
             shutil.rmtree(self.workdir, ignore_errors=True)
 
 
+def _use_temporary_folder(path: str) -> None:
+    """Make ``path`` this process's temporary folder, and its future children's.
+
+    In a child, its working directory: what a learner puts in "the" temporary
+    folder (Python's ``tempfile``, R's per-fit ``tempdir()``, a program it starts)
+    goes with the fit, even if it is killed. In the template, a directory of its
+    own: R started there puts its session directory in it, which the worker
+    removes if the template is killed (:meth:`ForkServer._stop`).
+    """
+    os.environ["TMPDIR"] = path
+    tempfile.tempdir = path
+
+
 def _workdir_prefix(template: int) -> str:
     """The prefix of the working directories of a template's children.
 
@@ -695,6 +715,7 @@ class _Template:
         _libc_munmap()
         self.workdirs = 0  # working directories made so far
         self.tmp = tempfile.gettempdir()
+        self.own: str | None = None  # its own temporary folder, once made
 
     def make_workdir(self) -> str | None:
         """A fresh directory for the next child (None: there is no temporary folder).
@@ -741,6 +762,7 @@ class _Template:
                 _close_inherited({0, 1, 2, theirs.fileno(), *streams}, self.mappings)
                 if workdir is not None:
                     os.chdir(workdir)
+                    _use_temporary_folder(workdir)
             finally:
                 _child_main(theirs, self.server, self.memory_limit)
         theirs.close()
@@ -801,12 +823,17 @@ class _Template:
         self.sweep()
         with contextlib.suppress(Exception):
             self.server.close()
+        if self.own is not None:
+            shutil.rmtree(self.own, ignore_errors=True)
         os._exit(status)
 
     def main(self) -> None:
         """Serve requests until idle or told to stop; never returns."""
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, self.shutdown)
+        prctl = _libc_prctl()
+        if prctl is not None:
+            prctl(_PR_SET_NAME, ctypes.c_char_p(_TEMPLATE_NAME), 0, 0, 0)
         _prctl(_PR_SET_CHILD_SUBREAPER, 1)
         # A crash is reported as a row; a traceback dump of a dying child on the
         # terminal would only alarm.
@@ -816,6 +843,10 @@ class _Template:
         # import path ("" for the directory python was started in) must keep
         # meaning the directory it meant.
         sys.path[:] = [os.path.abspath(entry) for entry in sys.path]
+        self.own = os.path.join(self.tmp, f"{_workdir_prefix(self.pid)}template")
+        with contextlib.suppress(OSError):
+            os.mkdir(self.own, 0o700)
+            _use_temporary_folder(self.own)
         with contextlib.suppress(Exception):
             self.server.warm_up()
         # The children's garbage collector must not walk (and so copy, page by
@@ -1007,7 +1038,7 @@ class ForkServer:
         self._conn: Connection | None = None
 
     def _start(self) -> None:
-        _watch_parent()
+        watch_parent()  # a no-op where loky's initializer has already run it
         _become_subreaper()
         with _FORK_LOCK:
             parent_end, template_end = Pipe(duplex=True)
@@ -1260,6 +1291,32 @@ def _foreign_session(pid: int) -> bool:
         return False
 
 
+def _process_name(pid: int) -> bytes:
+    try:
+        with open(f"/proc/{pid}/comm", "rb") as comm:
+            return comm.read().strip()
+    except OSError:
+        return b""
+
+
+def _stop_orphaned_template(pid: int) -> None:
+    """Stop a template that came to this process, and wait until it has exited.
+
+    What its fits started comes here only once it has exited.
+    """
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGTERM)  # it kills its children first
+    deadline = time.monotonic() + 1.0
+    while time.monotonic() < deadline:
+        with contextlib.suppress(ChildProcessError):
+            if os.waitpid(pid, os.WNOHANG)[0]:
+                return
+        time.sleep(0.005)
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)
+    _reap(pid)
+
+
 def end_strays() -> None:
     """Kill and reap this process's children that are not its templates.
 
@@ -1269,20 +1326,32 @@ def end_strays() -> None:
     this process's (each child starts a session of its own), so children of this
     session -- loky's workers and resource tracker, started during a run in the
     process that called ``run()`` -- are never taken for strays.
+
+    One child of this session is ended too: a template of another process (by
+    its name), which came here when loky killed its worker on an interruption.
+    It may still be exiting (under load, for a while), and what its fits started
+    comes here only once it has: it is stopped and waited for first, so that its
+    orphans are found in the next round, not left to init after ``run()``.
     """
     if _BEFORE is None:
         return
     with _FORK_LOCK:
         for _ in range(100):
-            strays = [
+            children = [
                 pid
                 for pid in _all_children()
-                if pid not in _TEMPLATES
-                and (pid, _start_time(pid)) not in _BEFORE
-                and _foreign_session(pid)
+                if pid not in _TEMPLATES and (pid, _start_time(pid)) not in _BEFORE
             ]
-            if not strays:
+            strays = [pid for pid in children if _foreign_session(pid)]
+            templates = [
+                pid
+                for pid in children
+                if pid not in strays and _process_name(pid) == _TEMPLATE_NAME
+            ]
+            if not strays and not templates:
                 return
+            for pid in templates:
+                _stop_orphaned_template(pid)
             for pid in strays:
                 _kill_group(pid)
                 _reap(pid)
@@ -1295,36 +1364,6 @@ def _stop_being_subreaper() -> None:
         if _BEFORE is not None and not _TEMPLATES:
             _prctl(_PR_SET_CHILD_SUBREAPER, 0)
             _BEFORE = None
-
-
-_WATCHING = False
-
-
-def _watch_parent() -> None:
-    """In a worker process started by ``multiprocessing`` (loky), die with its parent.
-
-    A worker busy with a fit does not read its task queue, so it would not notice
-    that the run was killed; a thread of its own waits for the parent's exit and
-    ends the worker, whose templates then end their children.
-    """
-    global _WATCHING
-    parent = multiprocessing.parent_process()
-    if _WATCHING or parent is None or parent.pid is None:
-        return
-    _WATCHING = True
-    pidfd = _pidfd(parent.pid)
-    if os.getppid() != parent.pid:
-        os._exit(1)
-
-    def watch() -> None:
-        if pidfd is not None:
-            _readable([pidfd], None)
-        else:
-            while os.getppid() == parent.pid:
-                time.sleep(0.2)
-        os._exit(1)
-
-    threading.Thread(target=watch, name="skggm-bench-parent-watch", daemon=True).start()
 
 
 # Fork servers of this process, by owner (a worker thread and a study), so that a
