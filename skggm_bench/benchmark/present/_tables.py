@@ -33,6 +33,7 @@ from ..analysis._analysis import (
     failure_rates,
 )
 from ..analysis._ranking import MIN_REPEATS
+from ..results._provenance import versions_seen
 from ._formatting import (
     THIN_NOTE,
     format_leaderboard,
@@ -791,19 +792,8 @@ def versions_table(frame: pd.DataFrame) -> Table:
     >>> versions_table(pd.DataFrame({"versions": ['{"numpy": "2.0"}']})).rows
     [['numpy', '2.0']]
     """
-    import json
-
-    seen: dict[str, set[str]] = {}
-    texts = frame["versions"].dropna().unique() if "versions" in frame else ()
-    for text in texts:
-        try:
-            versions = json.loads(text)
-        except (TypeError, ValueError):
-            continue
-        if isinstance(versions, Mapping):
-            for package, version in versions.items():
-                seen.setdefault(str(package), set()).add(str(version))
+    seen = versions_seen(frame["versions"]) if "versions" in frame else {}
     return Table(
         columns=["package", "version"],
-        rows=[[p, ", ".join(sorted(v))] for p, v in sorted(seen.items())],
+        rows=[[package, ", ".join(found)] for package, found in seen.items()],
     )

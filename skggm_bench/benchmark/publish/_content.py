@@ -18,6 +18,7 @@ import pandas as pd
 
 from ...metrics import get_metric
 from ..analysis.leaderboard import leaderboard
+from ..results._provenance import versions_seen
 from ..results._schema import GRID_COLUMNS, KEY_COLUMNS, rankable_metric
 
 #: The controls of the charts, in the order they are shown: a grid column and
@@ -180,19 +181,6 @@ def _encode(
     return part
 
 
-def _versions_of(texts: Any) -> dict[str, list[str]]:
-    seen: dict[str, set[str]] = {}
-    for text in pd.unique(pd.Series(texts).dropna()):
-        try:
-            versions = json.loads(text)
-        except (TypeError, ValueError):
-            continue
-        if isinstance(versions, Mapping):
-            for package, version in versions.items():
-                seen.setdefault(str(package), set()).add(str(version))
-    return {package: sorted(found) for package, found in sorted(seen.items())}
-
-
 def learner_summaries(
     frame: pd.DataFrame, overall: pd.DataFrame, study: Mapping[str, Any]
 ) -> dict[str, dict[str, Any]]:
@@ -226,7 +214,7 @@ def learner_summaries(
             "median_fit_time": float(times.median()) if len(times) else None,
             "total_fit_time": float(times.sum()),
             "params": described.get(name, {}),
-            "versions": _versions_of(rows["versions"]),
+            "versions": versions_seen(rows["versions"]),
         }
     return result
 

@@ -55,7 +55,7 @@ from ..present._tables import (
     versions_table,
 )
 from ..present.report import write_report
-from ..results._provenance import first_difference, split_study
+from ..results._provenance import first_difference, split_study, versions_seen
 from ..results.store import (
     MergeError,
     ResultStore,
@@ -281,7 +281,7 @@ def _write_version(
     (folder / "study.json").write_text(
         json.dumps(meta, indent=1, sort_keys=True), encoding="utf-8"
     )
-    run_versions = _content._versions_of(frame["versions"])
+    run_versions = versions_seen(frame["versions"])
     entry = {
         "version": number,
         "published": datetime.now(timezone.utc).isoformat(timespec="seconds"),

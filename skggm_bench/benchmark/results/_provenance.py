@@ -23,8 +23,8 @@ import math
 import numbers
 import platform
 import types
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Iterable, Mapping
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -455,6 +455,76 @@ def split_study(study: Mapping[str, Any]) -> tuple[dict, dict]:
     data = {k: v for k, v in study.items() if k not in LEARNER_SIDE}
     learners = {k: v for k, v in study.items() if k in LEARNER_SIDE}
     return data, learners
+
+
+def versions_seen(texts: Iterable[Any]) -> dict[str, list[str]]:
+    """Every version of each package recorded in rows' ``versions`` (JSON objects).
+
+    Several versions of one package mean that the rows were computed by different
+    runs; a text that is not a JSON object is skipped.
+
+    Examples
+    --------
+    >>> versions_seen(['{"numpy": "2.0"}', '{"numpy": "2.1"}', None, "damaged"])
+    {'numpy': ['2.0', '2.1']}
+    """
+    seen: dict[str, set[str]] = {}
+    for text in dict.fromkeys(t for t in texts if isinstance(t, str)):
+        try:
+            versions = json.loads(text)
+        except ValueError:
+            continue
+        if isinstance(versions, Mapping):
+            for package, version in versions.items():
+                seen.setdefault(str(package), set()).add(str(version))
+    return {package: sorted(found) for package, found in sorted(seen.items())}
+
+
+class StudyConflict(NamedTuple):
+    """Why the rows of two studies cannot share one leaderboard.
+
+    ``kind`` is ``"data"`` (they draw other data sets), ``"judging"`` (other
+    metrics, timeout or memory limit) or ``"learner"`` (a learner both name is not
+    the same estimator, then named in ``learner``); ``difference`` says where the
+    two first differ (:func:`first_difference`).
+    """
+
+    kind: str
+    difference: str
+    learner: str | None = None
+
+
+def study_conflict(a: Mapping[str, Any], b: Mapping[str, Any]) -> StudyConflict | None:
+    """The first reason the rows of two studies cannot be ranked together, or None.
+
+    What ``merge`` and ``run --against`` both check: equal data sides, equal
+    judging, and the same estimator under each learner name they share.
+
+    Examples
+    --------
+    >>> a = {"entropy": 1, "learners": {"x": 1}, "metrics": ["f1"]}
+    >>> study_conflict(a, {**a, "learners": {"y": 2}}) is None
+    True
+    >>> study_conflict(a, {**a, "entropy": 2})
+    StudyConflict(kind='data', difference='entropy: 1 against 2', learner=None)
+    >>> study_conflict(a, {**a, "learners": {"x": 3}}).kind
+    'learner'
+    """
+    (data_a, side_a), (data_b, side_b) = split_study(a), split_study(b)
+    difference = first_difference(data_a, data_b)
+    if difference is not None:
+        return StudyConflict("data", difference)
+    for key in JUDGING:
+        difference = first_difference(side_a.get(key), side_b.get(key), key)
+        if difference is not None:
+            return StudyConflict("judging", difference)
+    learners = side_a.get("learners", {})
+    for name, description in side_b.get("learners", {}).items():
+        if name in learners and learners[name] != description:
+            where = f"learners.{name}"
+            difference = first_difference(learners[name], description, where)
+            return StudyConflict("learner", str(difference), name)
+    return None
 
 
 def first_difference(a: Any, b: Any, where: str = "") -> str | None:

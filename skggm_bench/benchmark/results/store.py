@@ -1080,41 +1080,35 @@ def _raw_rows(store: ResultStore) -> tuple[list[str], list[tuple]]:
 
 def _merged_study(studies: list[tuple[str, dict]]) -> dict:
     """One study for all: equal data sides and judging, the union of learners."""
-    from ._provenance import JUDGING, first_difference, split_study
+    from ._provenance import split_study, study_conflict
 
-    first_path, first = studies[0]
-    data, learner_side = split_study(first)
-    learners = dict(learner_side.get("learners", {}))
-    owner = dict.fromkeys(learners, first_path)
+    first_path, merged = studies[0]
+    owner = dict.fromkeys(merged.get("learners", {}), first_path)
     for path, study in studies[1:]:
-        other_data, other_side = split_study(study)
-        difference = first_difference(data, other_data)
-        if difference is not None:
+        conflict = study_conflict(merged, study)
+        if conflict is not None and conflict.kind == "data":
             raise MergeError(
                 f"{first_path!r} and {path!r} hold studies with different data "
-                f"sides (their data sets are not the same): {difference}"
+                f"sides (their data sets are not the same): {conflict.difference}"
             )
-        for key in JUDGING:
-            difference = first_difference(
-                learner_side.get(key), other_side.get(key), key
+        if conflict is not None and conflict.kind == "judging":
+            raise MergeError(
+                f"{first_path!r} and {path!r} judge their learners differently, "
+                f"so one leaderboard cannot rank them: {conflict.difference}"
             )
-            if difference is not None:
-                raise MergeError(
-                    f"{first_path!r} and {path!r} judge their learners differently, "
-                    f"so one leaderboard cannot rank them: {difference}"
-                )
-        for name, description in other_side.get("learners", {}).items():
-            if name in learners and learners[name] != description:
-                difference = first_difference(
-                    learners[name], description, f"learners.{name}"
-                )
-                raise MergeError(
-                    f"learner {name!r} is not the same estimator in {owner[name]!r} "
-                    f"and {path!r}: {difference}; rename one of them"
-                )
+        if conflict is not None:
+            raise MergeError(
+                f"learner {conflict.learner!r} is not the same estimator in "
+                f"{owner[conflict.learner]!r} and {path!r}: {conflict.difference}; "
+                "rename one of them"
+            )
+        learners = dict(merged.get("learners", {}))
+        for name, description in study.get("learners", {}).items():
             learners.setdefault(name, description)
             owner.setdefault(name, path)
-    return {**data, **learner_side, "learners": learners}
+        data, judged = split_study(merged)
+        merged = {**data, **judged, "learners": learners}
+    return merged
 
 
 class StudyExtension:
@@ -1283,7 +1277,7 @@ def extend_study(
 draw the data of the published store '...': n_repeats: 1 against 2 (published \
 against requested)
     """
-    from ._provenance import JUDGING, first_difference, split_study
+    from ._provenance import split_study, study_conflict
 
     store = (
         published
@@ -1302,40 +1296,28 @@ against requested)
         if store is not published:
             store.close()
     wanted = json.loads(json.dumps(dict(study), sort_keys=True))
-    (data, judged), (wanted_data, wanted_judged) = (
-        split_study(stored),
-        split_study(wanted),
-    )
-    difference = first_difference(data, wanted_data)
-    if difference is not None:
+    conflict = study_conflict(stored, wanted)
+    if conflict is not None and conflict.kind == "data":
         raise StudyMismatchError(
             f"the study does not draw the data of the published store "
-            f"{store.path!r}: {difference} (published against requested)"
+            f"{store.path!r}: {conflict.difference} (published against requested)"
         )
-    for key in JUDGING:
-        difference = first_difference(judged.get(key), wanted_judged.get(key), key)
-        if difference is not None:
-            raise StudyMismatchError(
-                f"the study judges its learners otherwise than the published store "
-                f"{store.path!r}, so one leaderboard cannot rank them: {difference} "
-                "(published against requested)"
-            )
+    if conflict is not None and conflict.kind == "judging":
+        raise StudyMismatchError(
+            f"the study judges its learners otherwise than the published store "
+            f"{store.path!r}, so one leaderboard cannot rank them: "
+            f"{conflict.difference} (published against requested)"
+        )
+    if conflict is not None:
+        raise StudyMismatchError(
+            f"learner {conflict.learner!r} is not the same estimator as in the "
+            f"published store {store.path!r}: {conflict.difference} (published "
+            "against requested); rename it to add it as a new learner"
+        )
+    data, judged = split_study(stored)
     learners = dict(judged.get("learners", {}))
-    new = []
-    for name, description in wanted_judged.get("learners", {}).items():
-        if name not in learners:
-            learners[name] = description
-            new.append(name)
-        elif learners[name] != description:
-            difference = first_difference(
-                learners[name], description, f"learners.{name}"
-            )
-            raise StudyMismatchError(
-                f"learner {name!r} is not the same estimator as in the published "
-                f"store {store.path!r}: {difference} (published against requested); "
-                "rename it to add it as a new "
-                "learner"
-            )
+    new = [name for name in wanted.get("learners", {}) if name not in learners]
+    learners.update({name: wanted["learners"][name] for name in new})
     return StudyExtension(
         {**data, **judged, "learners": learners}, store.path, new, columns, rows
     )
