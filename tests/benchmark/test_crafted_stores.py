@@ -199,3 +199,24 @@ def test_a_merge_conflict_quotes_at_most_200_characters_of_a_value(sound, tmp_pa
     assert "x" * 201 not in str(caught.value)
     with ResultStore(other, read_only=True) as store:
         assert len(store) == 4
+
+
+def test_a_store_whose_header_says_wal_is_read_without_creating_a_file(
+    sound, tmp_path, capsys
+):
+    """A store left in WAL mode with no log beside it (copied, or its log removed)
+    is read as it is: no -wal or -shm file appears next to it (issue 39 item 6)."""
+    folder = tmp_path / "wal"
+    folder.mkdir()
+    path = folder / "wal.sqlite"
+    shutil.copy(sound, path)
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA journal_mode = WAL").fetchone() == ("wal",)
+    conn.close()  # the last connection: the log goes, the header keeps WAL
+    assert sorted(p.name for p in folder.iterdir()) == ["wal.sqlite"]
+    assert path.read_bytes()[18:20] == b"\x02\x02"  # WAL in the header
+    expected = ResultStore(sound, read_only=True).frame()
+    assert ResultStore(path, read_only=True).frame().equals(expected)
+    assert cli.main(["leaderboard", "--store", str(path)]) == 0
+    capsys.readouterr()
+    assert sorted(p.name for p in folder.iterdir()) == ["wal.sqlite"]

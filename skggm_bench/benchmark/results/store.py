@@ -166,6 +166,17 @@ class StudyMismatchError(ValueError):
     """
 
 
+def _is_idle_wal(path: Path) -> bool:
+    """Whether an SQLite file's header says WAL mode while no log is beside it."""
+    try:
+        with path.open("rb") as handle:
+            header = handle.read(20)
+    except OSError:
+        return False
+    wal = header[:16] == b"SQLite format 3\x00" and header[18:20] == b"\x02\x02"
+    return wal and not Path(f"{path}-wal").exists()
+
+
 class ResultStore:
     """SQLite store of benchmark result rows, one file per study.
 
@@ -236,6 +247,14 @@ class ResultStore:
         if self.path == ":memory:" or not Path(self.path).is_file():
             raise StoreError(f"no results store at {self.path!r}")
         uri = Path(self.path).resolve().as_uri()
+        if self.read_only and _is_idle_wal(Path(self.path)):
+            # Nobody is writing a WAL database without its log, and opening it in
+            # WAL mode would create the log and the shared-memory file beside it:
+            # a reader reads the file as it is. Not the check before writing (the
+            # writer creates those files anyway), nor while a log exists: closing
+            # an "immutable" connection drops the locks of any other connection
+            # this process holds on the file, e.g. a writer resuming the study.
+            return sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True)
         try:
             conn = sqlite3.connect(f"{uri}?mode=ro", uri=True)
             conn.execute("SELECT name FROM sqlite_master").fetchall()
