@@ -177,3 +177,65 @@ def test_every_link_resolves_and_every_file_matches_the_manifests(site):
     assert manifest_problem(site) is None
     for version in Path(site, "studies").glob("*/v*"):
         assert manifest_problem(version) is None
+
+
+SETTLE_PROBE = """
+<script>
+window.addEventListener("load", function () {
+  function points(id) {
+    var chart = document.getElementById(id);
+    return (chart.data || []).reduce(function (n, t) { return n + t.x.length; }, 0);
+  }
+  var shown = [points("leaderboard-chart")];
+  ["control-graph", "control-density", "control-graph"].forEach(function (id) {
+    var element = document.getElementById(id);
+    for (var level = 0; level < element.options.length; level++) {
+      element.value = String(level);
+      element.dispatchEvent(new Event("change"));
+      shown.push(points("leaderboard-chart"));
+      shown.push(element.value === String(level) ? 1 : 0);  // the choice is kept
+    }
+  });
+  var out = document.createElement("pre");
+  out.id = "probe";
+  out.textContent = JSON.stringify(shown);
+  document.body.appendChild(out);
+});
+</script>
+"""
+
+
+def test_every_choice_of_a_control_shows_results(tmp_path):
+    """A fixed-structure graph has its own density: the graph and density controls
+    cannot be crossed freely. Whatever is chosen, the charts show results (the other
+    controls move to a combination that has them), never an empty chart."""
+    from skggm_bench.benchmark.config import parse_config
+
+    store = tmp_path / "graphs.sqlite"
+    parse_config(
+        {
+            "graph": {"hub": {"family": "hub", "n_hubs": 2}, "er": "erdos_renyi"},
+            "n_features": 8,
+            "densities": [0.5],
+            "n_samples": [20],
+            "n_repeats": 2,
+            "metrics": ["f1"],
+            "random_state": 0,
+            "generators": ["DiagonalDominance"],
+            "learners": {"lw": {"class": "LedoitWolf"}, "oas": {"class": "OAS"}},
+        },
+        name="graphs",
+    ).make_benchmark(store=str(store), n_jobs=1).run()
+    site = tmp_path / "site"
+    publish([store], site, n_bootstrap=50)
+    page = site / "studies" / "graphs" / "v1" / "index.html"
+    page.write_text(page.read_text().replace("</body>", f"{SETTLE_PROBE}</body>"))
+    dom, console = load(page, tmp_path / "profile")
+    assert console == []
+    found = re.search(r'<pre id="probe">(.*?)</pre>', dom, re.S)
+    assert found, "the probe did not run"
+    import json
+
+    shown = json.loads(found.group(1))
+    assert len(shown) == 1 + 2 * (2 + 2 + 2)  # two graphs, two densities
+    assert all(n > 0 for n in shown), shown

@@ -18,6 +18,7 @@ import pandas as pd
 
 from ...metrics import get_metric
 from ..analysis.leaderboard import leaderboard
+from ..present._wording import group_text
 from ..results._provenance import versions_seen
 from ..results._schema import GRID_COLUMNS, KEY_COLUMNS, rankable_metric
 
@@ -40,8 +41,10 @@ _DIGITS = 4
 
 def level_label(column: str, value: Any) -> str:
     """A grid value as the charts and tables show it (a missing density: default)."""
-    if column == "density" and (value is None or pd.isna(value)):
-        return "default"
+    if column == "density":  # 3 significant digits, as in the findings and tables
+        return (
+            "default" if value is None or pd.isna(value) else group_text(column, value)
+        )
     if isinstance(value, float | np.floating):
         return f"{float(value):g}"
     return str(value)

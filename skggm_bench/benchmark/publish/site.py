@@ -202,6 +202,10 @@ def _question(frame: pd.DataFrame, metric: str) -> str:
     )
 
 
+def _count(n: int, one: str, many: str | None = None) -> str:
+    return f"{n} {one if n == 1 else many or one + 's'}"
+
+
 def _grid_line(chart: Mapping[str, Any], n_repeats: int) -> str:
     parts = [
         f"{c['label']}: {', '.join(c['levels'])}"
@@ -209,10 +213,13 @@ def _grid_line(chart: Mapping[str, Any], n_repeats: int) -> str:
         if c["column"] in ("n_features", "density", "n_samples")
     ]
     counts = {c["column"]: len(c["levels"]) for c in chart["controls"]}
-    parts.append(
-        f"{n_repeats} repeats, {counts['generator']} generators, {counts['graph']} "
-        f"graph families, {counts['data_model']} data models, model {chart['model']}"
-    )
+    counted = [
+        _count(n_repeats, "repeat"),
+        _count(counts["generator"], "generator"),
+        _count(counts["graph"], "graph family", "graph families"),
+        _count(counts["data_model"], "data model"),
+    ]
+    parts.append(f"{', '.join(counted)}, model {chart['model']}")
     return "; ".join(parts)
 
 

@@ -55,6 +55,7 @@
     element.disabled = !!onlyOne;
     element.addEventListener("change", function () {
       state[key] = parseInt(element.value, 10);
+      settle(key);
       draw();
     });
     wrapper.appendChild(element);
@@ -81,6 +82,25 @@
       if (ok) { found.push(i); }
     }
     return found;
+  }
+
+  // Not every combination of the controls holds results (a fixed-structure graph
+  // has its own density): when the choice holds none, the other controls move to
+  // the first combination that does, keeping the one just changed.
+  function settle(changed) {
+    if (matching(null).length) { return; }
+    for (var i = 0; i < rows.metric.length; i++) {
+      if (rows.metric[i] !== state.metric) { continue; }
+      if (changed && changed !== "metric" && rows[changed][i] !== state[changed]) {
+        continue;
+      }
+      data.controls.forEach(function (control) {
+        state[control.column] = rows[control.column][i];
+        document.getElementById("control-" + control.column).value =
+          String(state[control.column]);
+      });
+      return;
+    }
   }
 
   function number(value) { return value === null ? "-" : value.toPrecision(3); }
@@ -169,5 +189,6 @@
   ["leaderboard-chart", "shift-chart"].forEach(function (id) {
     document.getElementById(id).textContent = "";
   });
+  settle(null);
   draw();
 }());
