@@ -7,7 +7,10 @@ STAMP := $(VENV)/.installed
 
 .PHONY: install run demo test lint bench docs clean browser r-extra compiler
 
-$(STAMP): pyproject.toml setup.py skggm_bench/learners/_glasso_descent.pyx | compiler
+# The compiler is looked for only when the package is (re)built, so that a target
+# run on an installed venv prints nothing about it.
+$(STAMP): pyproject.toml setup.py skggm_bench/learners/_glasso_descent.pyx
+	@$(MAKE) --no-print-directory compiler
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --upgrade pip
 	$(BIN)/python -m pip install -e ".[test,plot,bench,compat]"

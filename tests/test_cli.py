@@ -233,7 +233,7 @@ def test_ctrl_c_during_start_up_counts_the_stored_fits(workdir, capsys, monkeypa
     arguments = ["run", "--config", str(config), "--store", str(store), "--n-jobs", "1"]
     assert cli.main(arguments) == 0
 
-    def interrupted_run(self, progress=None):
+    def interrupted_run(self, progress=None, against=None):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(Benchmark, "run", interrupted_run)

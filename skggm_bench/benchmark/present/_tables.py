@@ -510,7 +510,8 @@ def critical_difference_table(
     result = _from_frame(
         pd.DataFrame(rows),
         by,
-        wrap=("not significantly worse", "significantly worse"),
+        # Learners tied at the best mean rank are all named: that cell wraps too.
+        wrap=("best (mean rank)", "not significantly worse", "significantly worse"),
         caption=f"Friedman test of equal mean ranks of {metric_label(metric)} and "
         f"Nemenyi critical difference (CD) at level {alpha:g}: two learners whose "
         "mean ranks differ by at least CD differ significantly. Each learner is "
