@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 # The compiler is looked for only when the package is (re)built, so that a target
 # run on an installed venv prints nothing about it.
 $(STAMP): pyproject.toml setup.py skggm_bench/learners/_glasso_descent.pyx
-	@$(MAKE) --no-print-directory compiler
+	$(find_compiler)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --upgrade pip
 	$(BIN)/python -m pip install -e ".[test,plot,bench,compat]"
@@ -74,7 +74,7 @@ r-extra: $(STAMP)
 # The graphical lasso's kernel is compiled from Cython at install: it needs a C
 # compiler and Python's headers. Installed with apt-get where missing and
 # possible (root, or password-less sudo), like chromium below.
-compiler:
+define find_compiler
 	@if $(PYTHON) -c "import os, shutil, sys, sysconfig; \
 		sys.exit(not (shutil.which((sysconfig.get_config_var('CC') or 'cc').split()[0]) \
 		and os.path.exists(os.path.join(sysconfig.get_paths()['include'], 'Python.h'))))"; then :; \
@@ -86,6 +86,10 @@ compiler:
 			apt-get install -y -qq --no-install-recommends gcc python3-dev >/dev/null; } \
 		|| echo "compiler: could not install gcc and python3-dev; the build will say what is missing"; \
 	fi
+endef
+
+compiler:
+	$(find_compiler)
 
 clean:
 	rm -rf $(VENV) build *.egg-info skggm_bench/learners/_glasso_descent.c \
