@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 import pytest
+from glasso_optimality import kkt_violation
 from sklearn.covariance import empirical_covariance, graphical_lasso
 from sklearn.exceptions import ConvergenceWarning
 from sparse_data import sparse_gaussian_data
@@ -20,17 +21,6 @@ SHAPES = [(120, 15, 0), (40, 20, 1), (25, 30, 2)]
 def objective(S, K, alpha):
     off = ~np.eye(S.shape[0], dtype=bool)
     return -np.linalg.slogdet(K)[1] + np.sum(S * K) + alpha * np.abs(K[off]).sum()
-
-
-def kkt_violation(S, K, alpha):
-    """Largest violation of the optimality conditions at K, written afresh."""
-    W = np.linalg.inv(K)
-    gap = W - S
-    off = ~np.eye(S.shape[0], dtype=bool)
-    active = (K != 0) & off
-    violation = np.where(active, np.abs(gap - alpha * np.sign(K)), np.abs(gap) - alpha)
-    violation[~off] = np.abs(np.diag(gap))
-    return violation.max()
 
 
 def penalty(S, fraction):

@@ -6,6 +6,7 @@ ones and from the starts the path solver hands it."""
 
 import numpy as np
 import pytest
+from glasso_optimality import kkt_violation
 from scipy.sparse.csgraph import connected_components
 from sklearn.covariance import empirical_covariance
 from sklearn.preprocessing import StandardScaler
@@ -15,17 +16,6 @@ import skggm_bench.learners._exact_graphical_lasso as exact_module
 import skggm_bench.learners._glasso_path as glasso_path
 from skggm_bench.learners import ExactGraphicalLasso
 from skggm_bench.learners._glasso_descent import block_descent
-
-
-def kkt_violation(S, K, alpha):
-    """Largest violation of the optimality conditions at K, written afresh."""
-    W = np.linalg.inv(K)
-    gap = W - S
-    off = ~np.eye(S.shape[0], dtype=bool)
-    active = (K != 0) & off
-    violation = np.where(active, np.abs(gap - alpha * np.sign(K)), np.abs(gap) - alpha)
-    violation[~off] = np.abs(np.diag(gap))
-    return violation.max()
 
 
 def correlated(n, p, seed, rho=0.98):

@@ -7,6 +7,7 @@ import warnings
 
 import numpy as np
 import pytest
+from glasso_optimality import kkt_violation
 from sklearn.covariance import GraphicalLasso, empirical_covariance, graphical_lasso
 from sklearn.preprocessing import StandardScaler
 from sparse_data import sparse_gaussian_data
@@ -27,17 +28,6 @@ class PlainGraphicalLasso(GraphicalLasso):
 def path_penalties(S, count=8):
     largest = np.abs(S - np.diag(np.diag(S))).max()
     return largest * np.geomspace(1.0, 0.1, count)
-
-
-def kkt_violation(S, K, alpha):
-    """Largest violation of the graphical lasso optimality conditions at K."""
-    W = np.linalg.inv(K)
-    gap = W - S
-    off = ~np.eye(S.shape[0], dtype=bool)
-    active = (K != 0) & off
-    violation = np.where(active, np.abs(gap - alpha * np.sign(K)), np.abs(gap) - alpha)
-    violation[~off] = np.abs(np.diag(gap))
-    return violation.max()
 
 
 @pytest.fixture(params=["descent", "newton"])
