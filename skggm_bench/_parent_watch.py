@@ -7,11 +7,13 @@ thread of its own waits for the parent's exit and ends the worker (whose fork
 servers then end what they run).
 
 This module sits at the package's top, outside ``benchmark/``, and imports only
-the standard library, because it must load in milliseconds: a loky worker runs
-:func:`watch_parent` as its initializer, *before* it unpickles its first task,
-which imports the harness (seconds; a minute on a loaded machine). A worker that
-watched its parent only from its first fit on outlived a run killed during its
-start-up by as long as those imports took.
+the standard library, because it must load in milliseconds: a loky or
+multiprocessing worker runs :func:`watch_parent` as its pool's initializer,
+*before* it unpickles its first task, which imports the harness (seconds; a
+minute on a loaded machine). A worker that watched its parent only from its
+first fit on outlived a run killed during its start-up by as long as those
+imports took, and one fitting in its own process (``isolate=False``) by its
+whole fit.
 """
 
 from __future__ import annotations

@@ -522,6 +522,85 @@ def kill_during_start_up(tmp_path, stage, delay):
         assert gone_within(mark, 5) == [], stage
 
 
+# A study run by a plain Python process, on the backend and isolation of argv; its
+# one learner sleeps in its fit, so that its workers are busy when it is killed.
+RUNNER = """
+import sys
+from hostile_learners import Leaver
+from skggm_bench.benchmark import Benchmark
+from skggm_bench.generators import DiagonalDominance
+
+backend, isolate = sys.argv[1], sys.argv[2] == "isolated"
+if backend == "dask":
+    from dask.distributed import Client
+
+    client = Client(n_workers=2, threads_per_worker=1, processes=True)
+Benchmark(
+    {"dd": DiagonalDominance()},
+    {"sleeper": Leaver("sleep", pause=600)},
+    n_features=8, densities=(0.3,), n_samples=(40,), n_repeats=4, metrics=("f1",),
+    n_jobs=2, backend=backend, isolate=isolate,
+).run()
+"""
+
+
+def pool_workers(process, mark) -> list[int]:
+    """The worker processes of the run ``process`` runs: forks of it (joblib's
+    multiprocessing pool) or spawned (a dask local cluster's)."""
+    found = []
+    own = Path(f"/proc/{process.pid}/cmdline").read_bytes()
+    for pid in processes_with(mark):
+        with contextlib.suppress(OSError):
+            command = Path(f"/proc/{pid}/cmdline").read_bytes()
+            if pid != process.pid and (command == own or b"spawn_main" in command):
+                found.append(pid)
+    return found
+
+
+@pytest.mark.parametrize(
+    ("backend", "isolate", "kills"),
+    [
+        ("multiprocessing", "in_process", 2),
+        ("multiprocessing", "isolated", 1),
+        ("dask", "isolated", 1),
+    ],
+)
+def test_nothing_of_a_run_killed_as_its_workers_start_is_left(
+    tmp_path, backend, isolate, kills
+):
+    # SIGKILL of the process running Benchmark.run at random moments after its
+    # workers started. A multiprocessing worker watched its parent only from its
+    # first fork server on, and one that fits in its own process (isolate=False)
+    # never: it outlived the kill by its fit's 600 s. A dask local cluster's
+    # workers end with the process that started them (distributed's own watch).
+    if backend == "dask":
+        pytest.importorskip("distributed")
+    rng = random.Random()
+    for _ in range(kills):
+        mark = f"SKGGM_BENCH_RUN_{uuid.uuid4().hex}"
+        env = os.environ | {
+            "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), *sys.path]),
+            "PYTHONWARNINGS": "ignore",
+            mark: "1",
+        }
+        process = subprocess.Popen(
+            [sys.executable, "-c", RUNNER, backend, isolate],
+            env=env,
+            stderr=subprocess.PIPE,
+            start_new_session=True,  # for the clean-up if the test fails
+        )
+        with cleaned_up(process, mark):
+            wait_for(
+                "the start of the workers",
+                lambda: len(pool_workers(process, mark)) == 2,  # noqa: B023
+                process,
+            )
+            time.sleep(rng.uniform(0.0, 1.0))
+            process.kill()
+            process.wait()
+            assert gone_within(mark, 5) == [], (backend, isolate)
+
+
 REMOVER = """
 n_features = 6
 densities = [0.3]

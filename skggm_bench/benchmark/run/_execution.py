@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import joblib
-from joblib.parallel import LokyBackend, SequentialBackend
+from joblib.parallel import LokyBackend, MultiprocessingBackend, SequentialBackend
 
 from ..._parent_watch import watch_parent
 from ..plan._tasks import Fit, Spec, run_fit
@@ -158,15 +158,19 @@ class Scheduler:
 
 
 def _watching_parent(backend: Any) -> Any:
-    """``backend``; loky's, with workers that watch their parent from their start.
+    """``backend``; loky's or multiprocessing's, with workers that watch their parent
+    from their start.
 
-    A worker watches its parent from its first fit on anyway (``_isolation.py``);
-    but before it, it imports the harness to unpickle its first task, which takes
-    seconds, and a run killed meanwhile would leave it running that long. As loky's
-    initializer the watch starts before any task is read. A user's initializer is
-    kept: it runs after the watch starts.
+    A worker watches its parent from its first fork server on anyway
+    (``_isolation.py``); but before it, a loky worker imports the harness to
+    unpickle its first task, which takes seconds, and a worker that runs its fits
+    in its own process (``isolate=False``) never starts a fork server: a run killed
+    meanwhile would leave it running that long. As the pool's initializer the
+    watch starts before any task is read. A user's initializer is kept: it runs
+    after the watch starts. (A dask local cluster's workers need none: distributed
+    ends them with the process that started them, from their start.)
     """
-    if not isinstance(backend, LokyBackend):
+    if not isinstance(backend, (LokyBackend, MultiprocessingBackend)):
         return backend
     kwargs = dict(backend.backend_kwargs)
     user = kwargs.pop("initializer", None)
