@@ -21,6 +21,7 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from hostile_learners import (
@@ -31,6 +32,7 @@ from hostile_learners import (
     StoreAttacker,
     killed_templates_file,
 )
+from sklearn.base import BaseEstimator
 from sklearn.covariance import GraphicalLasso, LedoitWolf
 
 from skggm_bench.benchmark import Benchmark
@@ -632,6 +634,50 @@ def test_the_cli_says_when_a_learner_removed_the_store(tmp_path):
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith("skggm-bench run: error: the results store"), last
     assert "was removed during the run" in last and "Traceback" not in done.stderr
+
+
+# --------------------------------------------------------------------------------------
+# A fit's temporary folder is its working directory: fresh, its own, removed after it
+# --------------------------------------------------------------------------------------
+
+
+class TemporaryFolderProbe(BaseEstimator):
+    """Fails unless its temporary folder is its working directory and empty; leaves a
+    file there, and appends the folder's path to ``record``."""
+
+    def __init__(self, record=""):
+        self.record = record
+
+    def fit(self, X, y=None):
+        folder = tempfile.gettempdir()
+        where = {
+            os.path.realpath(p) for p in (folder, os.getcwd(), os.environ["TMPDIR"])
+        }
+        if len(where) != 1:
+            raise AssertionError(f"temporary folder {folder}, working in {os.getcwd()}")
+        if os.listdir(folder):
+            raise AssertionError(f"the temporary folder holds {os.listdir(folder)}")
+        with tempfile.NamedTemporaryFile(delete=False) as left:
+            left.write(b"a cache of an earlier fit")
+        with open(self.record, "a") as record:
+            record.write(f"{folder}\n")
+        self.covariance_ = np.cov(X, rowvar=False)
+        self.precision_ = np.linalg.inv(self.covariance_)
+        return self
+
+
+@pytest.mark.parametrize(("n_jobs", "backend"), [(1, "loky"), (2, "threading")])
+def test_a_fits_temporary_folder_is_its_own_and_goes_with_it(tmp_path, n_jobs, backend):
+    # What a learner puts in "the" temporary folder (Python's tempfile, TMPDIR for
+    # what it starts) is in its working directory: no later fit sees it, and it is
+    # removed with the fit. A learner cannot cache there across fits, by design.
+    record = tmp_path / "folders"
+    learners = {"probe": TemporaryFolderProbe(str(record))}
+    frame = study(learners, n_jobs, backend, metrics=("f1",)).run().frame
+    assert (frame.status == "ok").all(), frame.message.tolist()
+    folders = record.read_text().split()
+    assert len(set(folders)) == len(folders) == len(frame) == 3
+    assert [f for f in folders if os.path.exists(f)] == []
 
 
 # --------------------------------------------------------------------------------------
