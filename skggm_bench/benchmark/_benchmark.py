@@ -56,21 +56,9 @@ from ..metrics import get_metric
 from ..utils._validation import Interval, is_boolean
 from .analysis.leaderboard import DEFAULT_TIE_TOLERANCE
 from .plan._graphs import GraphAxisError, GraphEntry, graph_axis, realised_density
-from .plan._models import (
-    ModelAxisError,
-    ModelEntry,
-    draw_related_cell,
-    model_axis,
-    row_generator,
-)
-from .plan._seeding import (
-    SEEDING_SCHEME,
-    cell_seed,
-    check_study_random_state,
-    fresh_entropy,
-)
+from .plan._models import ModelAxisError, ModelEntry, model_axis
 from .plan._sharding import check_shard, shard_fits
-from .plan._tasks import WARNING_COUNTS, Cell, Fit, Spec, process_setups, ship_learner
+from .plan._tasks import process_setups, ship_learner
 from .results._messages import WarningTally
 from .results._provenance import (
     FingerprintError,
@@ -82,7 +70,16 @@ from .results._provenance import (
 from .results._schema import KEY_COLUMNS, MAX_NAME_LENGTH, Status, result_columns
 from .results.store import ResultStore, StudyExtension, extend_study
 from .run._execution import backend_problem, execute
+from .run._fits import Cell, Fit, Spec
 from .run._isolation import adopt_strays, close_children
+from .run._related import draw_related_cell, row_generator
+from .run._seeding import (
+    SEEDING_SCHEME,
+    cell_seed,
+    check_study_random_state,
+    fresh_entropy,
+)
+from .run._worker import WARNING_COUNTS
 
 __all__ = ["DEFAULT_METRICS", "Benchmark", "BenchmarkResult", "StudyError"]
 
@@ -455,7 +452,7 @@ def _check_shipping(learners: dict, fresh_workers: bool) -> dict[str, Any]:
     """What is sent to the workers per learner; a StudyError if one cannot go.
 
     Workers started afresh (loky, dask) get each learner as pickled bytes, loaded
-    by its own fits (``_tasks.load_learner``), after two checks here: that it can
+    by its own fits (``_worker.load_learner``), after two checks here: that it can
     be pickled, and -- unless it is made only of packages that import anywhere --
     that a fresh Python process can load it. Workers that share this process's
     memory (``n_jobs=1``, threads; fits run in forked children) need no pickling:

@@ -2,12 +2,12 @@
 
 import pytest
 
-from skggm_bench.benchmark.plan._tasks import Cell, Fit
 from skggm_bench.benchmark.run._execution import (
     Scheduler,
     backend_problem,
     known_backends,
 )
+from skggm_bench.benchmark.run._fits import Cell, Fit
 
 
 def fits(learners, densities=(0.1, 0.3), sizes=(50, 200), repeats=2):

@@ -9,13 +9,13 @@ from sklearn.covariance import GraphicalLasso, LedoitWolf
 from skggm_bench.benchmark import Benchmark, StudyError
 from skggm_bench.benchmark.analysis.leaderboard import leaderboard
 from skggm_bench.benchmark.plan._sharding import shard_fits
-from skggm_bench.benchmark.plan._tasks import data_hash
 from skggm_bench.benchmark.results.store import (
     MergeError,
     ResultStore,
     StoreError,
     merge_stores,
 )
+from skggm_bench.benchmark.run._worker import data_hash
 from skggm_bench.datasets import make_ggm
 from skggm_bench.generators import DiagonalDominance, PartialOrthogonalization
 

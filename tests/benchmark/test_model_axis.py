@@ -20,8 +20,8 @@ from sklearn.covariance import GraphicalLasso, LedoitWolf
 from skggm_bench.benchmark import Benchmark, StudyError
 from skggm_bench.benchmark.analysis.leaderboard import leaderboard
 from skggm_bench.benchmark.config import ConfigError, load_config
-from skggm_bench.benchmark.plan._tasks import data_hash
 from skggm_bench.benchmark.results.store import StudyMismatchError
+from skggm_bench.benchmark.run._worker import data_hash
 from skggm_bench.datasets import (
     Nonparanormal,
     make_joint_ggm,

@@ -192,9 +192,9 @@ def test_the_attacks_work_on_a_trusting_reader(tmp_path, monkeypatch):
     assert marker.exists()
     monkeypatch.setattr(_isolation.Server, "keeping", frozenset({"prepare", "fit"}))
     monkeypatch.setattr(_isolation.Server, "accepts_kept", lambda *args: True)
-    from skggm_bench.benchmark.plan import _tasks
+    from skggm_bench.benchmark.run import _worker
 
-    monkeypatch.setattr(_tasks._Server, "keeping", frozenset({"prepare", "fit"}))
+    monkeypatch.setattr(_worker._Server, "keeping", frozenset({"prepare", "fit"}))
     attacked = study({"a_poison_kept": StackWalker("poison_kept")} | VICTIMS).run()
     clean = study(VICTIMS).run().frame
     assert not victims_rows(attacked.frame).equals(victims_rows(clean))

@@ -325,7 +325,7 @@ def test_new_modules_are_read_back_to_the_last_one_before_the_fit(monkeypatch):
     import sys
     import types
 
-    from skggm_bench.benchmark.plan._tasks import _last_module, _modules_since
+    from skggm_bench.benchmark.run._worker import _last_module, _modules_since
 
     last = _last_module()
     assert _modules_since(last) == []

@@ -143,7 +143,7 @@ def scaling(
 
 def draw_time(bench: Benchmark) -> float:
     """Seconds the data pipeline alone takes for every cell of ``bench``."""
-    from skggm_bench.benchmark.plan._seeding import cell_seed
+    from skggm_bench.benchmark.run._seeding import cell_seed
     from skggm_bench.datasets._pipeline import draw_graph, draw_latent, draw_model
 
     start = time.perf_counter()

@@ -33,8 +33,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 
 import bench_harness
 
-from skggm_bench.benchmark.plan import _tasks
-from skggm_bench.benchmark.run import _isolation
+from skggm_bench.benchmark.run import _isolation, _worker
 from skggm_bench.benchmark.run._isolation import ForkServer, Server
 
 _TICK = os.sysconf("SC_CLK_TCK")
@@ -147,10 +146,10 @@ def stages() -> None:
     for name in ("clone", "seed_estimator", "learner_seed", "constant_columns",
                  "GroundTruth", "score_learner", "draw_graph", "draw_model",
                  "draw_latent", "observe", "data_hash"):  # fmt: skip
-        wrap(_tasks, name)
+        wrap(_worker, name)
     wrap(_isolation, "_answer", "answer")
-    wrap(_tasks._Server, "fit", "the whole fit request")
-    wrap(_tasks._Server, "prepare", "the whole draw request")
+    wrap(_worker._Server, "fit", "the whole fit request")
+    wrap(_worker._Server, "prepare", "the whole draw request")
     child_main = _isolation._child_main
 
     def logged_child_main(conn, server, memory_limit):

@@ -1,12 +1,11 @@
 """The model axis of a study: one graph per data set, or related models.
 
 ``Benchmark(models=...)`` takes named model specs; this module turns them into
-``{name: ModelEntry}`` and does, for the cells of a related model, what the
-worker does with a single one: draw (through the data pipeline,
-``datasets._pipeline``), cut a data set of ``n`` rows per group, and score a
-fitted learner (through the metric registry). The kinds are those of the data
-pipeline (:data:`~skggm_bench.datasets._pipeline.RELATED_KINDS`); this module
-knows nothing of their generators beyond their names and parameters.
+``{name: ModelEntry}``; what a worker does with the cells of a related model
+(draw, cut a data set of ``n`` rows per group, score) is ``run/_related.py``.
+The kinds are those of the data pipeline
+(:data:`~skggm_bench.datasets._pipeline.RELATED_KINDS`); this module knows
+nothing of their generators beyond their names and parameters.
 
 * ``"single"`` (the default): one graph and one matrix per data set, the rows of
   every study without a model axis. Its rows keep the generator's name.
@@ -28,36 +27,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
-from ...datasets._pipeline import (
-    RELATED_KINDS,
-    draw_group_rows,
-    draw_related_model,
-)
-from ...metrics import (
-    GroundTruth,
-    LearnerScores,
-    score_group_learner,
-    score_latent_learner,
-)
+from ...datasets._pipeline import RELATED_KINDS
+from ..run._related import CHANGES
 
 __all__ = [
     "SINGLE",
     "ModelAxisError",
     "ModelEntry",
-    "RelatedCell",
-    "draw_related_cell",
     "model_axis",
-    "row_generator",
 ]
 
 #: The kind of the default model: one graph per data set.
 SINGLE = "single"
 _KINDS = (SINGLE, *RELATED_KINDS)
-# Which groups the change metrics compare: every pair of classes, or consecutive
-# time points.
-_CHANGES = {"joint": "pairs", "time_varying": "consecutive"}
 
 
 class ModelAxisError(ValueError):
@@ -83,7 +65,7 @@ class ModelEntry:
     @property
     def labelled(self) -> bool:
         """Whether its learners are fitted with ``fit(X, y)``."""
-        return self.kind in _CHANGES
+        return self.kind in CHANGES
 
     def describe(self) -> dict:
         """The spec as a dict (what the fingerprint describes)."""
@@ -185,90 +167,3 @@ def model_axis(models: Any) -> dict[str, ModelEntry]:
             f"models {singles} are all the single model: it may appear once"
         )
     return axis
-
-
-def row_generator(model: str, generator: str) -> str:
-    """The ``generator`` of a row: the generator's name, prefixed by the name of
-    its related model (``"joint/dd"``); ``model`` is ``""`` for the single model."""
-    return f"{model}/{generator}" if model else generator
-
-
-@dataclass
-class RelatedCell:
-    """A drawn cell of a related model, as plain arrays (a worker keeps it).
-
-    ``rows`` holds the Gaussian rows of each group, of the largest sample size;
-    the data set of ``n`` rows takes the first ``n`` of each group.
-    """
-
-    kind: str
-    adjacency: np.ndarray  # (K, p, p)
-    precision: np.ndarray  # (K, p, p), of the observed variables
-    covariance: np.ndarray
-    rows: list[np.ndarray]
-    signal: dict
-    sparse: np.ndarray | None = None
-    low_rank: np.ndarray | None = None
-
-    def data(self, n_samples: int) -> tuple[np.ndarray, np.ndarray | None]:
-        """``X`` (the groups' first ``n_samples`` rows, in blocks) and ``y``."""
-        X = np.concatenate([rows[:n_samples] for rows in self.rows])
-        if self.kind not in _CHANGES:
-            return X, None
-        return X, np.repeat(np.arange(len(self.rows)), n_samples)
-
-    def score(
-        self,
-        estimator: Any,
-        metrics: Sequence[str],
-        X: np.ndarray,
-        y: np.ndarray | None,
-    ) -> LearnerScores:
-        """Every metric of the fitted ``estimator`` against this cell's truth."""
-        truths = [
-            GroundTruth(a, "concentration", c, k)
-            for a, c, k in zip(
-                self.adjacency, self.covariance, self.precision, strict=True
-            )
-        ]
-        if y is None:
-            return score_latent_learner(
-                estimator, truths[0], self.sparse, self.low_rank, metrics, X=X
-            )
-        groups = [X[y == k] for k in range(len(truths))]
-        return score_group_learner(
-            estimator, truths, metrics, changes=_CHANGES[self.kind], X=groups
-        )
-
-
-def _plain(value: Any) -> int | float:
-    return int(value) if isinstance(value, (int, np.integer)) else float(value)
-
-
-def draw_related_cell(
-    entry: ModelEntry,
-    adjacency: np.ndarray,
-    generator: Any,
-    largest_n: int,
-    seed: int,
-) -> RelatedCell:
-    """Draw a cell of a related model: its truth, and rows of the largest size.
-
-    The draws are those of :func:`~skggm_bench.datasets.make_joint_ggm` (and of
-    the time-varying and latent functions) with ``random_state=seed``.
-    """
-    truth = draw_related_model(
-        adjacency, entry.kind, generator, dict(entry.params), seed
-    )
-    rows = draw_group_rows(truth, [largest_n] * len(truth.factors), seed)
-    signal = {name: _plain(value) for name, value in truth.signal().items()}
-    return RelatedCell(
-        entry.kind,
-        np.asarray(truth.adjacency, dtype=bool),
-        np.asarray(truth.precision, dtype=np.float64),
-        np.asarray(truth.covariance, dtype=np.float64),
-        [np.asarray(r, dtype=np.float64) for r in rows],
-        signal,
-        truth.sparse,
-        truth.low_rank,
-    )

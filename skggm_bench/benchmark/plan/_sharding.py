@@ -22,7 +22,7 @@ from __future__ import annotations
 import numbers
 from collections.abc import Sequence
 
-from ._tasks import Fit
+from ..run._fits import Fit
 
 __all__ = ["check_shard", "shard_fits"]
 

@@ -32,7 +32,8 @@ import joblib
 from joblib.parallel import LokyBackend, MultiprocessingBackend, SequentialBackend
 
 from ..._parent_watch import watch_parent
-from ..plan._tasks import Fit, Spec, run_fit
+from ._fits import Fit, Spec
+from ._worker import run_fit
 
 __all__ = ["Scheduler", "backend_problem", "execute", "known_backends"]
 

@@ -26,7 +26,7 @@ The fork server
     few page-table entries. The garbage collector of the children does not walk what
     they inherit (``gc.freeze``), which would copy it page by page.
 
-    What a draw produces (a cell's data, see ``_tasks.py``) is sent back to the
+    What a draw produces (a cell's data, see ``_worker.py``) is sent back to the
     template, which keeps the last few (:class:`Server`): the children forked
     after that inherit them through ``fork``; the spare, forked before, gets them
     with its request.
@@ -91,7 +91,7 @@ What it costs
 
 The requests are generic: ``server(name, args)`` in the child, where ``server`` is
 a :class:`Server`; what the names mean (drawing a data set, fitting a learner) is
-defined in ``_tasks.py``.
+defined in ``_worker.py``.
 """
 
 from __future__ import annotations

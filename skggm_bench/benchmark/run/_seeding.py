@@ -8,7 +8,7 @@ pipeline of :mod:`skggm_bench.datasets` derives the graph, each generator's matr
 noise and the data model's randomness (so ``make_ggm(..., random_state=seed)``
 reproduces a row's data), and :func:`learner_seed` the seed of each learner on it, from
 which the ``random_state`` parameters it leaves to ``None`` are drawn
-(``seed_estimator`` in ``_tasks.py``; the derivation is written out in docs/harness.md,
+(``seed_estimator`` in ``_worker.py``; the derivation is written out in docs/harness.md,
 "Seeding"). A row therefore depends on nothing but the study entropy and
 its own coordinates: not on ``n_jobs``, the backend, the order in which tasks run, or
 which other values are in the grid.
