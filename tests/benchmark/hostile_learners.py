@@ -201,7 +201,8 @@ class StackWalker(BaseEstimator):
         import dataclasses
         import pickle
 
-        from skggm_bench.benchmark.run._isolation import Outcome, Server
+        from skggm_bench.benchmark.run._outcomes import Outcome
+        from skggm_bench.benchmark.run._server import Server
 
         conn = server = None
         for name, local in _harness_frame_locals():

@@ -375,7 +375,7 @@ def test_a_data_set_already_observed_is_prepared_by_the_template():
     # The second sample size of a kept cell only needs the hash of its rows: the
     # template answers it from the kept data (no child is forked), and the answer
     # is the one a child drawing the cell afresh gives.
-    from skggm_bench.benchmark.run._isolation import MISSING
+    from skggm_bench.benchmark.run._outcomes import MISSING
     from skggm_bench.benchmark.run._worker import _Server
 
     bench = Benchmark(

@@ -180,18 +180,18 @@ def test_the_attacks_work_on_a_trusting_reader(tmp_path, monkeypatch):
     # took kept data from any answer, runs the attacker's code and keeps its data.
     import pickle
 
-    from skggm_bench.benchmark.run import _isolation
+    from skggm_bench.benchmark.run import _server, _template
 
     def trusting(data, classes=()):
         return pickle.loads(data)
 
-    monkeypatch.setattr(_isolation, "loads_plain", trusting)
+    monkeypatch.setattr(_template, "loads_plain", trusting)
     marker = tmp_path / "exec-ran"
     study({"a": StackWalker("exec_reduce", str(marker)), "lw": LedoitWolf()},
           n_repeats=1).run()  # fmt: skip
     assert marker.exists()
-    monkeypatch.setattr(_isolation.Server, "keeping", frozenset({"prepare", "fit"}))
-    monkeypatch.setattr(_isolation.Server, "accepts_kept", lambda *args: True)
+    monkeypatch.setattr(_server.Server, "keeping", frozenset({"prepare", "fit"}))
+    monkeypatch.setattr(_server.Server, "accepts_kept", lambda *args: True)
     from skggm_bench.benchmark.run import _worker
 
     monkeypatch.setattr(_worker._Server, "keeping", frozenset({"prepare", "fit"}))
@@ -757,7 +757,7 @@ def test_a_template_still_exiting_when_the_run_ends_is_waited_for():
     # after the run, to go to init. Here a "worker" forks a "template" (named as
     # one) that starts a process in a session of its own and exits half a second
     # after SIGTERM, leaving it; the worker exits at once.
-    from skggm_bench.benchmark.run import _isolation
+    from skggm_bench.benchmark.run import _isolation, _processes, _template
 
     tag = f"600.{uuid.uuid4().int % 10**9}"
     _isolation.adopt_strays()
@@ -765,7 +765,7 @@ def test_a_template_still_exiting_when_the_run_ends_is_waited_for():
     if worker == 0:  # pragma: no cover - in the child
         try:
             if os.fork() == 0:
-                _isolation._libc_prctl()(15, _isolation._TEMPLATE_NAME, 0, 0, 0)
+                _processes.libc_prctl()(15, _template.TEMPLATE_NAME, 0, 0, 0)
                 subprocess.Popen(["sleep", tag], start_new_session=True)
                 signal.signal(signal.SIGTERM, lambda *_: (time.sleep(0.5), os._exit(0)))
                 time.sleep(600)
@@ -783,6 +783,6 @@ def test_a_template_still_exiting_when_the_run_ends_is_waited_for():
         for pid in processes_with(tag):  # pragma: no cover - only on failure
             os.kill(pid, signal.SIGKILL)
         for pid in _isolation._all_children():  # pragma: no cover - as above
-            if _isolation._process_name(pid) == _isolation._TEMPLATE_NAME:
+            if _isolation._process_name(pid) == _template.TEMPLATE_NAME:
                 os.kill(pid, signal.SIGKILL)
                 os.waitpid(pid, 0)

@@ -199,7 +199,8 @@ def fork_floor(n_requests: int = 300) -> dict:
     import gc
     from multiprocessing.connection import Pipe
 
-    from skggm_bench.benchmark.run._isolation import ForkServer, Server
+    from skggm_bench.benchmark.run._isolation import ForkServer
+    from skggm_bench.benchmark.run._server import Server
 
     def fork_child():
         ours, theirs = Pipe()

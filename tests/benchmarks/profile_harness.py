@@ -33,8 +33,9 @@ sys.path.insert(0, os.path.dirname(__file__))
 
 import bench_harness
 
-from skggm_bench.benchmark.run import _isolation, _worker
-from skggm_bench.benchmark.run._isolation import ForkServer, Server
+from skggm_bench.benchmark.run import _template, _worker
+from skggm_bench.benchmark.run._isolation import ForkServer
+from skggm_bench.benchmark.run._server import Server
 
 _TICK = os.sysconf("SC_CLK_TCK")
 
@@ -147,10 +148,10 @@ def stages() -> None:
                  "GroundTruth", "score_learner", "draw_graph", "draw_model",
                  "draw_latent", "observe", "data_hash"):  # fmt: skip
         wrap(_worker, name)
-    wrap(_isolation, "_answer", "answer")
+    wrap(_template, "_answer", "answer")
     wrap(_worker._Server, "fit", "the whole fit request")
     wrap(_worker._Server, "prepare", "the whole draw request")
-    child_main = _isolation._child_main
+    child_main = _template._child_main
 
     def logged_child_main(conn, server, memory_limit):
         at_start = now()  # the child's usage since fork
@@ -166,7 +167,7 @@ def stages() -> None:
         conn.send_bytes = send_bytes
         child_main(conn, server, memory_limit)
 
-    _isolation._child_main = logged_child_main
+    _template._child_main = logged_child_main
     learners = {"null": bench_harness.NullLearner()}
     bench_harness.grid(learners, 1, "loky", n_repeats=20).run()
     sums: dict = collections.defaultdict(lambda: [0.0, 0.0, 0, 0])
@@ -198,7 +199,7 @@ def main() -> None:
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     if args.no_huge_pages:
-        _isolation._huge_pages = lambda: None
+        _template.huge_pages = lambda: None
     stages() if args.stages else per_process()
 
 

@@ -40,9 +40,11 @@ from ..results._messages import normalise_message, ok_message
 from ..results._provenance import package_versions
 from ..results._schema import CELL_COLUMNS, DATA_HASH, KEY_COLUMNS, Status
 from ._fits import Cell, Fit, Spec
-from ._isolation import MISSING, Server, error_message, truncate, worker_for
+from ._isolation import worker_for
+from ._outcomes import MISSING, error_message, truncate
 from ._related import RelatedCell, draw_related_cell
 from ._seeding import cell_seed, learner_seed
+from ._server import Server
 
 __all__ = ["WARNING_COUNTS", "data_hash", "load_learner", "run_fit", "seed_estimator"]
 
