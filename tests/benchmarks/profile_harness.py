@@ -15,7 +15,7 @@ averages per kind of request are printed. Children killed right after their
 answer may not log (or log half a line, skipped): the averages are over those
 that did.
 
-``--no-huge-pages``: the template skips ``_huge_pages`` (to measure what they save).
+``--no-huge-pages``: the template skips ``huge_pages`` (to measure what they save).
 """
 
 from __future__ import annotations
