@@ -98,3 +98,27 @@ def test_a_backend_that_cannot_stream_runs_with_any_n_jobs(n_jobs):
         .frame
     )
     assert frame.status.tolist() == ["ok", "ok"], frame.message.tolist()
+
+
+def test_run_imports_nothing_of_the_plan_nor_private_names():
+    # Running a fit is execution: run/ imports nothing of plan/ (the plan describes
+    # fits, run/ runs them; docs/architecture.md), and no module of run/ imports a
+    # name another module keeps private (what two share is public in a private
+    # module both import).
+    import ast
+    from pathlib import Path
+
+    import skggm_bench.benchmark.run as run
+
+    problems = []
+    for path in sorted(Path(run.__file__).parent.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            module = "." * node.level + (node.module or "")
+            if "plan" in module.split("."):
+                problems.append(f"{path.name} imports {module}")
+            private = [a.name for a in node.names if a.name.startswith("_")]
+            if private and node.module != "__future__":
+                problems.append(f"{path.name} imports {private} from {module}")
+    assert problems == []
