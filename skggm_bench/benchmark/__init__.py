@@ -5,8 +5,9 @@ split like benchopt's run generation, execution, results and reports:
 
 * :class:`Benchmark` / :class:`BenchmarkResult` -- the study's parameters and its rows;
   :mod:`~skggm_bench.benchmark.config` -- presets and TOML files -> ``Benchmark``;
-* ``plan`` -- cells, fits, seeds, shards and the graph axis;
-* ``run`` -- dispatch (joblib, dask) and the fork server that isolates each fit;
+* ``plan`` -- the graph and model axes, shards, shipping the learners;
+* ``run`` -- cells, fits and seeds, dispatch (joblib, dask) and the fork server
+  that isolates each fit;
 * ``results`` -- the result schema and the resumable SQLite store
   (:mod:`~skggm_bench.benchmark.results.store`);
 * ``analysis`` -- rankings, intervals, rank shifts

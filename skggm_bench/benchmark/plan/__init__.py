@@ -1,5 +1,7 @@
-"""Run generation: the study's cells and fits, their seeds, shards and graph axis.
+"""Run generation: the graph and model axes, shards, and how learners are shipped.
 
-Everything here is a pure function of the study's parameters: what to run, with
-which seed, in which part of a job array. Nothing here runs a learner.
+Everything here is a pure function of the study's parameters: what to run, in
+which part of a job array. Nothing here runs a learner. The cells, fits and seeds
+the plan describes are the types and functions of ``run/`` (``_fits.py``,
+``_seeding.py``), which imports nothing from here.
 """
