@@ -503,7 +503,7 @@ class GWishart(GraphicalModelGenerator):
     6
     """
 
-    _parameter_constraints: dict = {
+    _parameter_constraints: dict[str, list[object]] = {
         "df": [Interval(Real, 0, None, closed="neither")],
         "scale": [None, "array-like"],
         "method": [StrOptions({"auto", "exact", "gibbs", "lenkoski"})],

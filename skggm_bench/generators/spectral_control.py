@@ -128,7 +128,7 @@ class SpectralControl(GraphicalModelGenerator):
     np.float64(1.0)
     """
 
-    _parameter_constraints: dict = {
+    _parameter_constraints: dict[str, list[object]] = {
         "generator": [HasMethods(["fit", "sample"])],
         "min_eigenvalue": [Interval(Real, 0, None, closed="neither"), None],
         "condition_number": [Interval(Real, 1, None, closed="neither"), None],

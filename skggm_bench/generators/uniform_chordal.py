@@ -254,7 +254,7 @@ class UniformChordal(GraphicalModelGenerator):
 
     _fit_is_deterministic = True
 
-    _parameter_constraints: dict = {
+    _parameter_constraints: dict[str, list[object]] = {
         "method": [StrOptions({"exact", "metropolis"})],
         "n_burn_in": [Interval(Integral, 0, None, closed="left")],
         "proposal_scale": [Interval(Real, 0, None, closed="neither")],
