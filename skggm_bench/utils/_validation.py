@@ -132,7 +132,26 @@ def validate_params(
 def fit_context(
     *, prefer_skip_nested_validation: bool
 ) -> Callable[[_Function], _Function]:
-    """:func:`sklearn.base._fit_context`, typed: validates parameters on ``fit``."""
+    """:func:`sklearn.base._fit_context`, typed: validates parameters on ``fit``.
+
+    Examples
+    --------
+    >>> from numbers import Real
+    >>> from sklearn.base import BaseEstimator
+    >>> from skggm_bench.utils._validation import Interval, fit_context
+    >>> class Shift(BaseEstimator):
+    ...     _parameter_constraints = {"alpha": [Interval(Real, 0, None, closed="left")]}
+    ...     def __init__(self, alpha=1.0):
+    ...         self.alpha = alpha
+    ...     @fit_context(prefer_skip_nested_validation=True)
+    ...     def fit(self, X=None):
+    ...         return self
+    >>> try:
+    ...     Shift(alpha=-1.0).fit()
+    ... except ValueError as exc:
+    ...     print(type(exc).__name__)
+    InvalidParameterError
+    """
     decorator: Callable[[_Function], _Function] = _fit_context(
         prefer_skip_nested_validation=prefer_skip_nested_validation
     )
