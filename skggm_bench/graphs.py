@@ -26,7 +26,7 @@ import heapq
 import numbers
 from collections import Counter
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Literal, overload
 
 import networkx as nx
 import numpy as np
@@ -61,9 +61,22 @@ __all__ = [
 # --------------------------------------------------------------------------------------
 
 
+# The result's type follows ``sparse``, so that callers need no isinstance check.
+@overload
+def check_adjacency(
+    graph: Any, *, name: str = ..., sparse: Literal[False] = ...
+) -> NDArray[np.bool_]: ...
+@overload
+def check_adjacency(
+    graph: Any, *, name: str = ..., sparse: Literal[True]
+) -> sp.csr_array: ...
+@overload
+def check_adjacency(
+    graph: Any, *, name: str = ..., sparse: bool
+) -> NDArray[np.bool_] | sp.csr_array: ...
 def check_adjacency(
     graph: Any, *, name: str = "adjacency matrix", sparse: bool = False
-) -> np.ndarray | sp.csr_array:
+) -> NDArray[np.bool_] | sp.csr_array:
     """Validate a graph and return its boolean adjacency matrix.
 
     This is the one validator of graphs in skggm-bench: generators, the data
@@ -825,7 +838,7 @@ def is_chordal(graph: Any) -> bool:
     return _first_violation(adjacency, order) is None
 
 
-def perfect_ordering(graph: Any) -> np.ndarray:
+def perfect_ordering(graph: Any) -> NDArray[np.int64]:
     """A perfect ordering of a chordal graph.
 
     In a perfect ordering the earlier neighbours of every vertex form a clique
@@ -875,7 +888,7 @@ def perfect_ordering(graph: Any) -> np.ndarray:
 
 def triangulate(
     graph: Any, method: str = "min_degree"
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[NDArray[np.bool_], NDArray[np.int64]]:
     """Chordal supergraph by greedy vertex elimination, and a perfect ordering of it.
 
     Vertices are eliminated one at a time; the neighbours of an eliminated vertex

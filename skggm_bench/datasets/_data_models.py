@@ -21,7 +21,7 @@ from numbers import Integral, Real
 from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 from scipy import special
 from sklearn.base import BaseEstimator, clone
 from sklearn.utils import check_random_state
@@ -154,7 +154,7 @@ class DataModel(BaseEstimator):
     truth_note: ClassVar[str] = ""
     _parameter_constraints: ClassVar[dict[str, list[object]]] = {}
 
-    def observe(self, latent: Any, covariance: Any) -> np.ndarray:
+    def observe(self, latent: ArrayLike, covariance: ArrayLike) -> NDArray[np.float64]:
         """Observed data for the latent Gaussian rows ``latent``.
 
         Parameters

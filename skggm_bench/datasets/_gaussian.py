@@ -132,7 +132,7 @@ def sample_gaussian(
     *,
     role: str = "covariance",
     random_state: RandomStateLike = None,
-) -> np.ndarray:
+) -> NDArray[np.float64]:
     """Draw centred Gaussian data from a covariance or a precision matrix.
 
     Nothing is inverted. With ``matrix = L L^T`` (Cholesky) the rows are ``x = L z``
