@@ -33,9 +33,12 @@ run: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/python -m skggm_bench.demo
 
+# mypy checks the modules listed under [tool.mypy] in pyproject.toml (strict);
+# its cache lives in .venv, so a second run takes a few seconds.
 lint: $(STAMP)
 	$(BIN)/ruff check skggm_bench tests examples
 	$(BIN)/ruff format --check skggm_bench tests examples
+	$(BIN)/mypy
 
 # One BLAS thread per process in tests: batched small LAPACK calls are up to 40x
 # slower with threads competing on a busy 2-core machine, and the harness's own

@@ -26,11 +26,12 @@ import heapq
 import numbers
 from collections import Counter
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Literal, overload
 
 import networkx as nx
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import NDArray
 from scipy.sparse.csgraph import breadth_first_order, connected_components
 
 from .utils._validation import check_not_masked, check_random_state
@@ -60,9 +61,22 @@ __all__ = [
 # --------------------------------------------------------------------------------------
 
 
+# The result's type follows ``sparse``, so that callers need no isinstance check.
+@overload
+def check_adjacency(
+    graph: Any, *, name: str = ..., sparse: Literal[False] = ...
+) -> NDArray[np.bool_]: ...
+@overload
+def check_adjacency(
+    graph: Any, *, name: str = ..., sparse: Literal[True]
+) -> sp.csr_array: ...
+@overload
+def check_adjacency(
+    graph: Any, *, name: str = ..., sparse: bool
+) -> NDArray[np.bool_] | sp.csr_array: ...
 def check_adjacency(
     graph: Any, *, name: str = "adjacency matrix", sparse: bool = False
-) -> np.ndarray | sp.csr_array:
+) -> NDArray[np.bool_] | sp.csr_array:
     """Validate a graph and return its boolean adjacency matrix.
 
     This is the one validator of graphs in skggm-bench: generators, the data
@@ -155,7 +169,9 @@ def _as_matrix(graph: Any, name: str) -> np.ndarray:
         ) from exc
 
 
-def _check_matrix_type(dtype: np.dtype, ndim: int, shape: tuple, name: str) -> None:
+def _check_matrix_type(
+    dtype: np.dtype[Any], ndim: int, shape: tuple[int, ...], name: str
+) -> None:
     """Checks shared by dense and sparse matrices, in the order users hit them."""
     # kinds: b(ool), i(nt), u(nsigned), f(loat), c(omplex); not object/str/time.
     if dtype.kind not in "biufc":
@@ -290,7 +306,8 @@ def _check_size(value: Any, name: str, minimum: int = 1) -> int:
 def _check_probability(value: Any, name: str) -> float:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number in [0, 1], got {value!r}")
-    if not 0.0 <= value <= 1.0:
+    # numbers.Real declares < and <= only; NaN fails the second test.
+    if value < 0.0 or not value <= 1.0:
         raise ValueError(f"{name} must be in [0, 1], got {value}")
     return float(value)
 
@@ -821,7 +838,7 @@ def is_chordal(graph: Any) -> bool:
     return _first_violation(adjacency, order) is None
 
 
-def perfect_ordering(graph: Any) -> np.ndarray:
+def perfect_ordering(graph: Any) -> NDArray[np.int64]:
     """A perfect ordering of a chordal graph.
 
     In a perfect ordering the earlier neighbours of every vertex form a clique
@@ -871,7 +888,7 @@ def perfect_ordering(graph: Any) -> np.ndarray:
 
 def triangulate(
     graph: Any, method: str = "min_degree"
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[NDArray[np.bool_], NDArray[np.int64]]:
     """Chordal supergraph by greedy vertex elimination, and a perfect ordering of it.
 
     Vertices are eliminated one at a time; the neighbours of an eliminated vertex
@@ -971,10 +988,13 @@ class _Elimination:
     """
 
     def __init__(self, adjacency: sp.csr_array, method: str) -> None:
-        self.p = p = adjacency.shape[0]
+        self.p: int = adjacency.shape[0]
+        p = self.p
         self.sets = _neighbour_sets(adjacency)
         self.by_fill = method == "min_fill"
-        self.fill = _initial_fill(adjacency).tolist() if self.by_fill else [0] * p
+        self.fill: list[int] = (
+            _initial_fill(adjacency).tolist() if self.by_fill else [0] * p
+        )
         self.current = [self._key(v) for v in range(p)]
         self.heap = sorted(self.current)
         self.n_edges = adjacency.nnz // 2
@@ -1151,7 +1171,7 @@ def _neighbour_sets(adjacency: sp.csr_array) -> list[set[int]]:
 _DENSE_TRIANGLES_MAX = 4096
 
 
-def _initial_fill(adjacency: sp.csr_array) -> np.ndarray:
+def _initial_fill(adjacency: sp.csr_array) -> NDArray[np.int64]:
     """Missing edges among each vertex's neighbours: C(d, 2) minus its triangles."""
     p = adjacency.shape[0]
     degree = np.diff(adjacency.indptr).astype(np.int64)
@@ -1165,4 +1185,5 @@ def _initial_fill(adjacency: sp.csr_array) -> np.ndarray:
     else:
         counts = adjacency.astype(np.int64)
         triangles = np.asarray(((counts @ counts) * counts).sum(axis=1)).ravel() // 2
-    return degree * (degree - 1) // 2 - triangles
+    fill: NDArray[np.int64] = degree * (degree - 1) // 2 - triangles
+    return fill

@@ -105,3 +105,31 @@ def test_make_run_says_the_next_commands_after_the_report_it_makes(venv, tmp_pat
         f"again: {venv}/bin/skggm-bench leaderboard",
         f"       {venv}/bin/skggm-bench report",
     ]
+
+
+def test_make_lint_runs_ruff_then_mypy(venv, tmp_path):
+    venv, log = venv
+    for tool in ("ruff", "mypy"):
+        _script(venv / "bin" / tool, f'echo "{tool} $*" >> {log}\n')
+    make("lint", venv, str(tmp_path))
+    assert log.read_text().splitlines() == [
+        "ruff check skggm_bench tests examples",
+        "ruff format --check skggm_bench tests examples",
+        # No arguments: the modules and options are pyproject.toml's [tool.mypy].
+        "mypy ",
+    ]
+
+
+def test_pre_commit_runs_the_lint_target_commands():
+    # The hooks run the venv's tools, as `make lint` does, with the same arguments.
+    config = (ROOT / ".pre-commit-config.yaml").read_text()
+    entries = [
+        line.split("entry:", 1)[1].strip()
+        for line in config.splitlines()
+        if line.strip().startswith("entry:")
+    ]
+    assert entries == [
+        ".venv/bin/ruff check",
+        ".venv/bin/ruff format --check",
+        ".venv/bin/mypy",
+    ]

@@ -16,10 +16,12 @@ That is what makes ``observe(latent[:m], covariance)`` equal to
 from __future__ import annotations
 
 import zlib
+from collections.abc import Callable
 from numbers import Integral, Real
 from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from scipy import special
 from sklearn.base import BaseEstimator, clone
 from sklearn.utils import check_random_state
@@ -150,9 +152,9 @@ class DataModel(BaseEstimator):
     """
 
     truth_note: ClassVar[str] = ""
-    _parameter_constraints: ClassVar[dict] = {}
+    _parameter_constraints: ClassVar[dict[str, list[object]]] = {}
 
-    def observe(self, latent: Any, covariance: Any) -> np.ndarray:
+    def observe(self, latent: ArrayLike, covariance: ArrayLike) -> NDArray[np.float64]:
         """Observed data for the latent Gaussian rows ``latent``.
 
         Parameters
@@ -219,7 +221,12 @@ class Gaussian(DataModel):
     def __init__(self) -> None:
         pass
 
-    def _observe(self, latent, covariance, cdf_columns):
+    def _observe(
+        self,
+        latent: np.ndarray,
+        covariance: np.ndarray,
+        cdf_columns: np.ndarray | None,
+    ) -> _Observation:
         cdf = None
         if cdf_columns is not None:
             cdf = special.ndtr(
@@ -233,16 +240,19 @@ class Gaussian(DataModel):
 # --------------------------------------------------------------------------------------
 
 
-def _power(z: np.ndarray, exponent: float) -> np.ndarray:
-    return np.sign(z) * np.abs(z) ** exponent
+def _power(z: np.ndarray, exponent: float) -> NDArray[np.float64]:
+    powered: NDArray[np.float64] = np.sign(z) * np.abs(z) ** exponent
+    return powered
 
 
-def _exponential(z: np.ndarray, exponent: float) -> np.ndarray:
-    return np.exp(z)
+def _exponential(z: np.ndarray, exponent: float) -> NDArray[np.float64]:
+    exponential: NDArray[np.float64] = np.exp(z)
+    return exponential
 
 
-def _gaussian_cdf(z: np.ndarray, exponent: float) -> np.ndarray:
-    return special.ndtr(z)
+def _gaussian_cdf(z: np.ndarray, exponent: float) -> NDArray[np.float64]:
+    cdf: NDArray[np.float64] = special.ndtr(z)
+    return cdf
 
 
 _BUILT_IN_TRANSFORMS = {
@@ -320,7 +330,7 @@ class Nonparanormal(DataModel):
         "keep every conditional and marginal independence of the latent Gaussian, so "
         "the graph is exact (on the Gaussian copula scale, not on X's own covariance)."
     )
-    _parameter_constraints: ClassVar[dict] = {
+    _parameter_constraints: ClassVar[dict[str, list[object]]] = {
         "transform": [
             StrOptions(set(_BUILT_IN_TRANSFORMS)),
             callable,
@@ -334,7 +344,7 @@ class Nonparanormal(DataModel):
         self.transform = transform
         self.exponent = exponent
 
-    def _transforms(self) -> list:
+    def _transforms(self) -> list[str | Callable[..., np.ndarray]]:
         transforms = (
             list(self.transform)
             if isinstance(self.transform, list | tuple)
@@ -350,7 +360,12 @@ class Nonparanormal(DataModel):
                 )
         return transforms
 
-    def _observe(self, latent, covariance, cdf_columns):
+    def _observe(
+        self,
+        latent: np.ndarray,
+        covariance: np.ndarray,
+        cdf_columns: np.ndarray | None,
+    ) -> _Observation:
         transforms = self._transforms()
         sd = _latent_sd(covariance)
         standardised = latent / sd
@@ -420,7 +435,7 @@ class MultivariateT(DataModel):
         "of the partial correlations of X, but conditional independence is lost (the "
         "shared chi-square mixing variable couples all variables)."
     )
-    _parameter_constraints: ClassVar[dict] = {
+    _parameter_constraints: ClassVar[dict[str, list[object]]] = {
         "df": [Interval(Real, 0, None, closed="neither")],
         "random_state": RANDOM_STATE,
     }
@@ -429,7 +444,12 @@ class MultivariateT(DataModel):
         self.df = df
         self.random_state = random_state
 
-    def _observe(self, latent, covariance, cdf_columns):
+    def _observe(
+        self,
+        latent: np.ndarray,
+        covariance: np.ndarray,
+        cdf_columns: np.ndarray | None,
+    ) -> _Observation:
         (rows,) = _streams(self.random_state, type(self).__name__, 1)
         mixing = rows.chisquare(self.df, size=latent.shape[0])
         values = latent / np.sqrt(mixing / self.df)[:, None]
@@ -496,7 +516,7 @@ class Contaminated(DataModel):
         "independent entries; the clean rows carry the latent graph, X as a whole "
         "keeps neither its conditional independences nor its inverse-covariance zeros."
     )
-    _parameter_constraints: ClassVar[dict] = {
+    _parameter_constraints: ClassVar[dict[str, list[object]]] = {
         "fraction": [Interval(Real, 0, 1, closed="both")],
         "distribution": [StrOptions(set(_OUTLIER_CDFS))],
         "location": [Interval(Real, None, None, closed="neither")],
@@ -518,7 +538,12 @@ class Contaminated(DataModel):
         self.scale = scale
         self.random_state = random_state
 
-    def _observe(self, latent, covariance, cdf_columns):
+    def _observe(
+        self,
+        latent: np.ndarray,
+        covariance: np.ndarray,
+        cdf_columns: np.ndarray | None,
+    ) -> _Observation:
         indicators, outlier_values = _streams(self.random_state, type(self).__name__, 2)
         n, p = latent.shape
         is_outlier = indicators.random(n) < self.fraction
@@ -550,7 +575,8 @@ def _random_thresholds(
     """Per-variable thresholds whose level probabilities are Dirichlet draws."""
     probabilities = rng.dirichlet(np.full(n_levels, concentration), size=p)
     cumulative = np.cumsum(probabilities, axis=1)[:, :-1]
-    return special.ndtri(np.clip(cumulative, 0.0, 1.0))
+    thresholds: NDArray[np.float64] = special.ndtri(np.clip(cumulative, 0.0, 1.0))
+    return thresholds
 
 
 def _given_thresholds(thresholds: Any, p: int, n_levels: int) -> np.ndarray:
@@ -645,7 +671,7 @@ class Ordinal(DataModel):
     """
 
     truth_note = _THRESHOLD_TRUTH
-    _parameter_constraints: ClassVar[dict] = {
+    _parameter_constraints: ClassVar[dict[str, list[object]]] = {
         "n_levels": [Interval(Integral, 2, None, closed="left")],
         "thresholds": ["array-like", None],
         "concentration": [Interval(Real, 0, None, closed="neither")],
@@ -664,7 +690,12 @@ class Ordinal(DataModel):
         self.concentration = concentration
         self.random_state = random_state
 
-    def _observe(self, latent, covariance, cdf_columns):
+    def _observe(
+        self,
+        latent: np.ndarray,
+        covariance: np.ndarray,
+        cdf_columns: np.ndarray | None,
+    ) -> _Observation:
         p = latent.shape[1]
         if self.thresholds is None:
             (rng,) = _streams(self.random_state, type(self).__name__, 1)
@@ -706,7 +737,7 @@ class Binary(DataModel):
     """
 
     truth_note = _THRESHOLD_TRUTH
-    _parameter_constraints: ClassVar[dict] = {
+    _parameter_constraints: ClassVar[dict[str, list[object]]] = {
         "threshold": [Interval(Real, None, None, closed="neither"), "array-like", None],
         "concentration": [Interval(Real, 0, None, closed="neither")],
         "random_state": RANDOM_STATE,
@@ -722,7 +753,12 @@ class Binary(DataModel):
         self.concentration = concentration
         self.random_state = random_state
 
-    def _observe(self, latent, covariance, cdf_columns):
+    def _observe(
+        self,
+        latent: np.ndarray,
+        covariance: np.ndarray,
+        cdf_columns: np.ndarray | None,
+    ) -> _Observation:
         p = latent.shape[1]
         if self.threshold is None:
             (rng,) = _streams(self.random_state, type(self).__name__, 1)
@@ -744,7 +780,9 @@ class Binary(DataModel):
 # --------------------------------------------------------------------------------------
 
 
-def _seeded_inner(data_model: DataModel | None, seed_stream: np.random.Generator):
+def _seeded_inner(
+    data_model: DataModel | None, seed_stream: np.random.Generator
+) -> DataModel:
     """A clone of the wrapped model; an unseeded one gets a seed from the wrapper.
 
     So one ``random_state`` on the outermost model fixes the whole composition,
@@ -797,7 +835,7 @@ class MissingCompletelyAtRandom(DataModel):
         "The wrapped model's truth (latent precision): entries are masked "
         "independently of all values, which changes no dependence."
     )
-    _parameter_constraints: ClassVar[dict] = {
+    _parameter_constraints: ClassVar[dict[str, list[object]]] = {
         "rate": [Interval(Real, 0, 1, closed="left")],
         "data_model": [DataModel, None],
         "random_state": RANDOM_STATE,
@@ -813,7 +851,12 @@ class MissingCompletelyAtRandom(DataModel):
         self.data_model = data_model
         self.random_state = random_state
 
-    def _observe(self, latent, covariance, cdf_columns):
+    def _observe(
+        self,
+        latent: np.ndarray,
+        covariance: np.ndarray,
+        cdf_columns: np.ndarray | None,
+    ) -> _Observation:
         seeds, masks = _streams(self.random_state, type(self).__name__, 2)
         inner = _seeded_inner(self.data_model, seeds)
         values, cdf = inner._observe_validated(latent, covariance, cdf_columns)
@@ -893,7 +936,7 @@ class MissingAtRandom(DataModel):
         "columns are masked with probabilities that depend only on observed (driver) "
         "values."
     )
-    _parameter_constraints: ClassVar[dict] = {
+    _parameter_constraints: ClassVar[dict[str, list[object]]] = {
         "rate": [Interval(Real, 0, 1, closed="left")],
         "always_observed": [Interval(Real, 0, 1, closed="neither")],
         "strength": [Interval(Real, -1, 1, closed="both")],
@@ -932,7 +975,12 @@ class MissingAtRandom(DataModel):
             )
         return q
 
-    def _observe(self, latent, covariance, cdf_columns):
+    def _observe(
+        self,
+        latent: np.ndarray,
+        covariance: np.ndarray,
+        cdf_columns: np.ndarray | None,
+    ) -> _Observation:
         n, p = latent.shape
         structure, seeds, masks = _streams(self.random_state, type(self).__name__, 3)
         n_drivers = max(1, int(self.always_observed * p))

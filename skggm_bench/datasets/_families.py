@@ -38,7 +38,9 @@ def _n_pairs(p: int) -> int:
     return p * (p - 1) // 2
 
 
-def _out_of_range(name: str, p: int, density: float, low: float, high: float):
+def _out_of_range(
+    name: str, p: int, density: float, low: float, high: float
+) -> ValueError:
     return ValueError(
         f"density={density} is not achievable by the {name!r} graph family with "
         f"n_features={p}: its edge density ranges over [{low:.4g}, {high:.4g}]. "
@@ -62,7 +64,7 @@ def _closest_count(
     return int(values[np.argmin(np.abs(fractions - density))])
 
 
-def _band_from_density(p: int, density: float, params: dict) -> int:
+def _band_from_density(p: int, density: float, params: dict[str, Any]) -> int:
     # A band of width b has sum_{k=1..b} (p - k) = b p - b (b + 1) / 2 edges.
     widths = np.arange(p)
     return _closest_count(
@@ -70,7 +72,7 @@ def _band_from_density(p: int, density: float, params: dict) -> int:
     )
 
 
-def _small_world_from_density(p: int, density: float, params: dict) -> int:
+def _small_world_from_density(p: int, density: float, params: dict[str, Any]) -> int:
     # The ring lattice joins each node to k // 2 neighbours on each side: p (k // 2)
     # edges, and rewiring moves edges without changing their number. Only even k
     # are used (odd k gives the same graph as k - 1); k < p.
@@ -78,18 +80,18 @@ def _small_world_from_density(p: int, density: float, params: dict) -> int:
     return 2 * _closest_count("small_world", p, density, halves, p * halves)
 
 
-def _scale_free_from_density(p: int, density: float, params: dict) -> int:
+def _scale_free_from_density(p: int, density: float, params: dict[str, Any]) -> int:
     # Barabási–Albert from a star on m + 1 nodes: m + (p - m - 1) m = m (p - m)
     # edges. m and p - m give the same count; the smaller (sparser hubs) is used.
     m = np.arange(1, max(p // 2, 1) + 1)
     return _closest_count("scale_free", p, density, m, m * (p - m))
 
 
-def _cluster_from_density(p: int, density: float, params: dict) -> float:
+def _cluster_from_density(p: int, density: float, params: dict[str, Any]) -> float:
     defaults = _FAMILY_DEFAULTS["cluster"]
     n_clusters = params.get("n_clusters", defaults["n_clusters"])
     between = params.get("between_density", defaults["between_density"])
-    if not isinstance(n_clusters, Integral) or not 1 <= n_clusters <= p:
+    if not isinstance(n_clusters, Integral) or not 1 <= int(n_clusters) <= p:
         raise ValueError(
             f"graph_params['n_clusters'] must be an integer in [1, n_features={p}], "
             f"got {n_clusters!r}"
@@ -122,7 +124,9 @@ def _chordal_expected_edges(p: int, join_probability: float) -> float:
     return total
 
 
-def _random_chordal_from_density(p: int, density: float, params: dict) -> float:
+def _random_chordal_from_density(
+    p: int, density: float, params: dict[str, Any]
+) -> float:
     target = density * _n_pairs(p)
     low, high = _chordal_expected_edges(p, 0.0), _chordal_expected_edges(p, 1.0)
     if (
@@ -145,7 +149,7 @@ def _random_chordal_from_density(p: int, density: float, params: dict) -> float:
     )
 
 
-def _identity_density(p: int, density: float, params: dict) -> float:
+def _identity_density(p: int, density: float, params: dict[str, Any]) -> float:
     return density
 
 
@@ -157,7 +161,7 @@ class _Family:
     # The family parameter that ``density`` sets (None: a fixed structure, which
     # ``density`` cannot describe) and how to compute it from the edge density.
     density_parameter: str | None = None
-    from_density: Callable[[int, float, dict], Any] | None = None
+    from_density: Callable[[int, float, dict[str, Any]], float] | None = None
     # Other parameters that also fix the number of edges (then ``density`` must be
     # None), and the density used when neither is given (None: family default).
     alternatives: tuple[str, ...] = ()
@@ -203,9 +207,10 @@ _FAMILY_DEFAULTS: dict[str, dict[str, Any]] = {
 }
 
 
-def _lattice_shape(p: int, params: dict) -> dict:
+def _lattice_shape(p: int, params: dict[str, Any]) -> dict[str, int]:
     """``n_rows`` and ``n_cols`` with ``n_rows * n_cols == p``."""
-    given = {key: params.get(key) for key in ("n_rows", "n_cols")}
+    # User input, checked below.
+    given: dict[str, Any] = {key: params.get(key) for key in ("n_rows", "n_cols")}
     for key, value in given.items():
         if value is not None and (not isinstance(value, Integral) or value < 1):
             raise ValueError(
@@ -228,7 +233,7 @@ def _lattice_shape(p: int, params: dict) -> dict:
     return {"n_rows": int(n_rows), "n_cols": int(n_cols)}
 
 
-def follows_density(name: str, graph_params: dict) -> bool:
+def follows_density(name: str, graph_params: dict[str, Any]) -> bool:
     """Whether ``density`` drives family ``name`` with these parameters.
 
     False for a fixed-structure family (chain, hub, ...) and for a density-driven
@@ -254,8 +259,8 @@ def unknown_family_params(name: str, params: Mapping[str, Any]) -> list[str]:
 
 
 def family_graph(
-    name: str, p: int, density: float | None, graph_params: dict, seed: int
-) -> tuple[nx.Graph, dict]:
+    name: str, p: int, density: float | None, graph_params: dict[str, Any], seed: int
+) -> tuple[nx.Graph, dict[str, Any]]:
     """Draw a graph of family ``name`` on ``p`` nodes; return it and its parameters."""
     family = _FAMILIES[name]
     params = dict(graph_params)
@@ -287,6 +292,8 @@ def family_graph(
         if density is None and not fixed_by_user:
             density = family.default_density
         if density is not None:
+            # A family with a density parameter says how density sets it.
+            assert family.from_density is not None
             params[family.density_parameter] = family.from_density(p, density, params)
     # Record every argument of the call, defaults included, so that the Bunch says
     # exactly which graph model was used.

@@ -9,11 +9,17 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
+from numpy.typing import NDArray
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import StrOptions, validate_params
+from sklearn.utils._param_validation import StrOptions
 
 from ..utils._linalg import cholesky_factor
-from ..utils._validation import RANDOM_STATE, Interval, check_not_masked
+from ..utils._validation import (
+    RANDOM_STATE,
+    Interval,
+    check_not_masked,
+    validate_params,
+)
 
 __all__ = ["sample_gaussian", "transform_noise"]
 
@@ -27,19 +33,19 @@ _SYMMETRY_RTOL = 1e-8
 
 def _check_dense_spd_input(matrix: Any, name: str) -> np.ndarray:
     check_not_masked(matrix, name)
-    matrix = np.array(matrix, dtype=np.float64)  # a copy: symmetrised below
-    _check_square(matrix.shape, name)
-    if not np.all(np.isfinite(matrix)):
+    dense = np.array(matrix, dtype=np.float64)  # a copy: symmetrised below
+    _check_square(dense.shape, name)
+    if not np.all(np.isfinite(dense)):
         raise ValueError(f"{name} contains NaN or infinite values")
-    asymmetry = np.max(np.abs(matrix - matrix.T))
-    if asymmetry > _SYMMETRY_RTOL * np.max(np.abs(matrix)):
+    asymmetry = np.max(np.abs(dense - dense.T))
+    if asymmetry > _SYMMETRY_RTOL * np.max(np.abs(dense)):
         raise ValueError(
             f"{name} is not symmetric: max |{name} - {name}.T| = {asymmetry:.3g}"
         )
-    return 0.5 * (matrix + matrix.T)
+    return 0.5 * (dense + dense.T)
 
 
-def _check_square(shape: tuple, name: str) -> None:
+def _check_square(shape: tuple[int, ...], name: str) -> None:
     if len(shape) != 2 or shape[0] != shape[1] or shape[0] < 1:
         raise ValueError(f"{name} must be a non-empty square 2-D matrix, got {shape}")
 
@@ -51,11 +57,14 @@ def transform_noise(factor: np.ndarray, noise: np.ndarray, role: str) -> np.ndar
     precision ``K = L L^T``: ``x = L^{-T} z`` (covariance ``L^{-T} L^{-1} = K^{-1}``),
     i.e. solve ``L^T X^T = Z^T`` -- one triangular solve, no inverse.
     """
+    samples: NDArray[np.float64]
     if role == "covariance":
-        return noise @ factor.T
-    return scipy.linalg.solve_triangular(
+        samples = noise @ factor.T
+        return samples
+    samples = scipy.linalg.solve_triangular(
         factor, noise.T, lower=True, trans="T", check_finite=False
     ).T
+    return samples
 
 
 def _sample_sparse(matrix: Any, noise: np.ndarray, role: str, name: str) -> np.ndarray:
@@ -123,7 +132,7 @@ def sample_gaussian(
     *,
     role: str = "covariance",
     random_state: RandomStateLike = None,
-) -> np.ndarray:
+) -> NDArray[np.float64]:
     """Draw centred Gaussian data from a covariance or a precision matrix.
 
     Nothing is inverted. With ``matrix = L L^T`` (Cholesky) the rows are ``x = L z``
@@ -196,4 +205,7 @@ def sample_gaussian(
 def _standard_normal(
     random_state: RandomStateLike, n_samples: int, p: int
 ) -> np.ndarray:
-    return check_random_state(random_state).standard_normal((int(n_samples), p))
+    noise: NDArray[np.float64] = check_random_state(random_state).standard_normal(
+        (int(n_samples), p)
+    )
+    return noise

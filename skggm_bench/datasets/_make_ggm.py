@@ -7,17 +7,17 @@ from typing import Any
 
 import networkx as nx
 import numpy as np
+from numpy.typing import NDArray
 from sklearn.utils import Bunch, check_random_state
 from sklearn.utils._param_validation import (
     HasMethods,
     InvalidParameterError,
     StrOptions,
-    validate_params,
 )
 
 from ..generators import GraphicalModelGenerator, TriangulatedOrthogonalization
 from ..utils._linalg import partial_correlation_from_precision
-from ..utils._validation import Interval
+from ..utils._validation import Interval, validate_params
 from ._families import GRAPH_FAMILIES, graph_from_adjacency
 from ._pipeline import (
     DrawnGraph,
@@ -56,19 +56,19 @@ def _draw_scale(scale: Any, p: int, rng: np.random.RandomState) -> np.ndarray | 
     else:
         values = scale
     try:
-        values = np.asarray(values, dtype=np.float64)
+        deviations: NDArray[np.float64] = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"scale must give {p} positive numbers: {exc}") from exc
-    if values.ndim == 0:
-        values = np.full(p, float(values))
-    if values.shape != (p,):
+    if deviations.ndim == 0:
+        deviations = np.full(p, float(deviations))
+    if deviations.shape != (p,):
         raise ValueError(
             f"scale must give one standard deviation per feature, shape ({p},), got "
-            f"shape {values.shape}"
+            f"shape {deviations.shape}"
         )
-    if not np.all(np.isfinite(values) & (values > 0)):
+    if not np.all(np.isfinite(deviations) & (deviations > 0)):
         raise ValueError("scale must hold finite positive standard deviations")
-    return values
+    return deviations
 
 
 def data_bunch(

@@ -22,12 +22,14 @@ The truth is what was drawn
 from __future__ import annotations
 
 import enum
+from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
 
 import networkx as nx
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import NDArray
 from sklearn.base import clone
 
 from ..generators import JointGenerator, LatentGenerator, TimeVaryingGenerator
@@ -92,15 +94,15 @@ class DrawnGraph:
 
     adjacency: np.ndarray
     family: str | None
-    params: dict
-    node_labels: list
+    params: dict[str, Any]
+    node_labels: list[Hashable]
 
 
 def draw_graph(
     graph: Any,
     n_features: int | None,
     density: float | None,
-    graph_params: dict,
+    graph_params: dict[str, Any],
     seed: int,
 ) -> DrawnGraph:
     """Draw (or validate) the graph of a data set.
@@ -144,7 +146,10 @@ def draw_graph(
                 f"the graph callable returned a graph on {adjacency.shape[0]} nodes "
                 f"for n_features={n_features}"
             )
-        return DrawnGraph(adjacency, None, dict(graph_params), list(range(n_features)))
+        # n_features == adjacency.shape[0], checked above.
+        return DrawnGraph(
+            adjacency, None, dict(graph_params), list(range(adjacency.shape[0]))
+        )
     if density is not None or graph_params:
         raise ValueError(
             "density and graph_params only apply to a named graph family, not to a "
@@ -399,14 +404,18 @@ class RelatedModel:
 
 
 def _support(precisions: np.ndarray) -> np.ndarray:
-    support = precisions != 0
+    support: NDArray[np.bool_] = precisions != 0
     index = np.arange(precisions.shape[-1])
     support[..., index, index] = False
     return support
 
 
 def draw_related_model(
-    adjacency: np.ndarray, kind: str, generator: Any, params: dict, seed: int
+    adjacency: np.ndarray,
+    kind: str,
+    generator: Any,
+    params: dict[str, Any],
+    seed: int,
 ) -> RelatedModel:
     """Draw related precisions on a graph: the generator of ``kind`` around
     ``generator`` (None: its default), with ``params``, seeded by the matrix stream.

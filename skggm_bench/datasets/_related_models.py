@@ -21,13 +21,14 @@ from typing import Any
 
 import networkx as nx
 import numpy as np
+from numpy.typing import NDArray
 from sklearn.utils import Bunch
-from sklearn.utils._param_validation import StrOptions, validate_params
+from sklearn.utils._param_validation import StrOptions
 
 from ..generators import GraphicalModelGenerator
 from ..generators._related import MAX_GROUPS
 from ..utils._linalg import partial_correlation_from_precision
-from ..utils._validation import Interval
+from ..utils._validation import Interval, validate_params
 from ._families import GRAPH_FAMILIES
 from ._make_ggm import seed_from_random_state
 from ._pipeline import (
@@ -73,18 +74,20 @@ def _rows_per_group(n_samples: Any, n_groups: int) -> np.ndarray:
 def _fitted(
     kind: str,
     generator: Any,
-    params: dict,
+    params: dict[str, Any],
     graph: Any,
-    n_features,
-    density,
-    graph_params,
+    n_features: int | None,
+    density: float | None,
+    graph_params: dict[str, Any],
     seed: int,
 ) -> tuple[DrawnGraph, RelatedModel]:
     drawn = draw_graph(graph, n_features, density, graph_params, seed)
     return drawn, draw_related_model(drawn.adjacency, kind, generator, params, seed)
 
 
-def _group_bunch(drawn: DrawnGraph, truth: RelatedModel, counts, seed) -> Bunch:
+def _group_bunch(
+    drawn: DrawnGraph, truth: RelatedModel, counts: NDArray[np.int_], seed: int
+) -> Bunch:
     rows = draw_group_rows(truth, counts, seed)
     return Bunch(
         X=np.concatenate(rows),

@@ -6,16 +6,21 @@ import copy
 import numbers
 from abc import abstractmethod
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
 from numpy.random.bit_generator import ISeedSequence
-from sklearn.base import BaseEstimator, _fit_context, clone
+from numpy.typing import NDArray
+from sklearn.base import BaseEstimator, clone
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ..graphs import check_adjacency
+from ..utils._validation import fit_context
+
+if TYPE_CHECKING:  # scikit-learn >= 1.6; the annotation is never evaluated
+    from sklearn.utils import Tags
 
 __all__ = [
     "GraphicalModelGenerator",
@@ -77,7 +82,7 @@ class GraphicalModelGenerator(BaseEstimator):
 
     # Parameters are validated against ``_parameter_constraints`` on entry, as
     # scikit-learn's estimators do; a wrapped generator is validated by its own fit.
-    @_fit_context(prefer_skip_nested_validation=False)
+    @fit_context(prefer_skip_nested_validation=False)
     def fit(self, graph: Any, y: None = None) -> GraphicalModelGenerator:
         """Validate ``graph`` and precompute what sampling needs.
 
@@ -112,7 +117,7 @@ class GraphicalModelGenerator(BaseEstimator):
         self._fit(adjacency)
         return self
 
-    def sample(self, n_samples: int = 1) -> np.ndarray:
+    def sample(self, n_samples: int = 1) -> NDArray[np.float64] | list[sp.csr_array]:
         """Draw independent random matrices.
 
         Parameters
@@ -139,7 +144,7 @@ class GraphicalModelGenerator(BaseEstimator):
 
     def iter_samples(
         self, n_samples: int, batch_size: int = 1000
-    ) -> Iterator[np.ndarray]:
+    ) -> Iterator[NDArray[np.float64] | list[sp.csr_array]]:
         """Yield ``n_samples`` draws in batches, to bound peak memory.
 
         The concatenated batches are distributed exactly as ``sample(n_samples)``;
@@ -184,7 +189,7 @@ class GraphicalModelGenerator(BaseEstimator):
             f"{type(self).__name__} has no sparse sampler"
         )  # pragma: no cover - only reachable through a sparse_output parameter
 
-    def __sklearn_tags__(self):
+    def __sklearn_tags__(self) -> Tags:
         tags = super().__sklearn_tags__()
         tags.requires_fit = True
         return tags
@@ -257,7 +262,9 @@ def seeded_random_state(seed: int) -> np.random.RandomState:
     >>> bool((a.standard_normal(3) == b.standard_normal(3)).all())
     True
     """
-    random_state = np.random.RandomState(np.random.MT19937(_ConstantSeed()))
+    # numpy documents (and accepts) any ISeedSequence; its stub says SeedSequence.
+    bit_generator = np.random.MT19937(_ConstantSeed())  # type: ignore[arg-type]
+    random_state = np.random.RandomState(bit_generator)
     random_state.seed(seed)
     return random_state
 
@@ -278,13 +285,16 @@ def sample_fitted(
     -------
     draws : ndarray of shape (len(generators), n_samples, p, p)
     """
+    draws: NDArray[np.float64]
     n_samples = _check_n_samples(n_samples)
     kind = type(generators[0])
     if "_sample_clones" in vars(kind) and all(type(g) is kind for g in generators):
         for generator in generators:
             check_is_fitted(generator, "adjacency_")
-        return kind._sample_clones(generators, n_samples)
-    return np.stack([generator.sample(n_samples) for generator in generators])
+        draws = kind._sample_clones(generators, n_samples)
+    else:
+        draws = np.stack([generator.sample(n_samples) for generator in generators])
+    return draws
 
 
 def fast_generator(rng: np.random.RandomState) -> np.random.Generator:

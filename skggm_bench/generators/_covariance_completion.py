@@ -31,6 +31,7 @@ residual of the returned matrix, since the returned matrix is that last sweep.
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import NDArray
 
 __all__ = ["complete_covariance_batch"]
 
@@ -78,7 +79,9 @@ def complete_covariance_batch(
     return completion, n_iter
 
 
-def _sweep(rows: np.ndarray, neighbours: list[np.ndarray], targets: list) -> None:
+def _sweep(
+    rows: np.ndarray, neighbours: list[np.ndarray], targets: list[np.ndarray]
+) -> None:
     """One pass of the iterative regressions over every node, in place.
 
     ``rows[k]`` holds row ``k`` of every matrix of the batch (node-major layout,
@@ -132,7 +135,8 @@ def _complete(
     # dG^T dG follows without another pass over the history.
     products = np.zeros((n_samples, memory))
     norms = np.zeros(n_samples)
-    previous_g = previous_f = None
+    # g and f of the previous sweep.
+    previous: tuple[np.ndarray, np.ndarray] | None = None
     for sweep in range(1, max_iter + 1):
         _sweep(rows, neighbours, targets)
         f = np.ascontiguousarray(rows[first, :, second].T)
@@ -151,13 +155,13 @@ def _complete(
             index, done, x, f, g = (a[keep] for a in (index, done, x, f, g))
             history_g, history_f, gram = (a[keep] for a in (history_g, history_f, gram))
             products, norms = products[keep], norms[keep]
-            if previous_g is not None:
-                previous_g, previous_f = previous_g[keep], previous_f[keep]
+            if previous is not None:
+                previous = (previous[0][keep], previous[1][keep])
             targets = [target[index] for target in all_targets]
-        if memory and previous_g is not None:
+        if memory and previous is not None:
             x = _anderson_step(
                 sweep,
-                (g, f, previous_g, previous_f),
+                (g, f, *previous),
                 (history_g, history_f, gram, products, norms),
             )
             rows[first, :, second] = x.T
@@ -166,7 +170,7 @@ def _complete(
             x = f  # rows hold F(x) already
             if memory:
                 norms = np.einsum("nl,nl->n", g, g)
-        previous_g, previous_f = g, f
+        previous = (g, f)
     raise RuntimeError(
         f"covariance completion did not converge for {np.sum(~done)} of "
         f"{n_samples} matrices after max_iter={max_iter} sweeps (tol={tol:g}); "
@@ -214,4 +218,5 @@ def _anderson_step(
     system = gram + ridge[:, None, None] * np.eye(memory)
     gamma = np.linalg.solve(system, rhs[:, :, None])
     step = np.matmul(np.swapaxes(gamma, 1, 2), history_f)[:, 0, :]
-    return np.subtract(f, step, out=step)
+    iterate: NDArray[np.float64] = np.subtract(f, step, out=step)
+    return iterate

@@ -68,7 +68,7 @@ class GibbsChains:
 
     @property
     def n_chains(self) -> int:
-        return self.precision.shape[0]
+        return len(self.precision)
 
     def monitored(self) -> np.ndarray:
         """Free entries (diagonal, then edges) and ``log det K``, per chain."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 from scipy.linalg import blas, lapack
 
 __all__ = ["LowRankInverse", "inverse_and_log_det"]
@@ -75,18 +76,26 @@ class LowRankInverse:
         self.used = 0
         self.diagonal = np.diagonal(self.base, axis1=1, axis2=2).copy()
 
-    def pending_weights(self, index: np.ndarray, chains: Any = slice(None)):
+    def pending_weights(
+        self, index: np.ndarray, chains: Any = slice(None)
+    ) -> NDArray[np.float64]:
         """``G[index]^T``, shape ``(c', t, len(index))``: row ``i`` of ``K`` is
         ``K0[i] + G[i] V^T``."""
-        return self.weighted[chains][:, : self.used, index]
+        weights: NDArray[np.float64] = self.weighted[chains][:, : self.used, index]
+        return weights
 
-    def expand(self, coefficients: np.ndarray, chains: Any = slice(None)):
+    def expand(
+        self, coefficients: np.ndarray, chains: Any = slice(None)
+    ) -> NDArray[np.float64]:
         """``coefficients @ V^T`` for ``coefficients`` of shape ``(c', m, t)``."""
-        return coefficients @ self.vectors[chains][:, : self.used, :]
+        terms: NDArray[np.float64] = (
+            coefficients @ self.vectors[chains][:, : self.used, :]
+        )
+        return terms
 
     def rows(self, index: np.ndarray, chains: Any = slice(None)) -> np.ndarray:
         """Rows ``index`` of ``K`` for ``chains``, shape ``(c', len(index), p)``."""
-        rows = self.base[chains][:, index, :]
+        rows: NDArray[np.float64] = self.base[chains][:, index, :]
         if self.used:
             rows += self.expand(
                 np.swapaxes(self.pending_weights(index, chains), 1, 2), chains

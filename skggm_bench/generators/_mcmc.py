@@ -14,13 +14,17 @@ from __future__ import annotations
 import math
 from collections import deque
 from collections.abc import Callable
+from typing import TypedDict
 
 import numpy as np
+from numpy.typing import NDArray
 from scipy import fft, stats
 from threadpoolctl import threadpool_limits
 
 __all__ = [
     "ChainDraws",
+    "MixingReport",
+    "MixingSummary",
     "PoorMixingWarning",
     "mixing_diagnostics",
     "mixing_problems",
@@ -48,6 +52,23 @@ _ESS_FRACTION = 0.5
 # ESS estimates need this many draws in total before they are trusted for a warning
 # (below it the Geyer truncation alone scatters ESS/N by tens of per cent).
 _ESS_MIN_DRAWS = 2000
+
+
+class MixingSummary(TypedDict):
+    """:func:`mixing_diagnostics`'s result: one value per monitored quantity."""
+
+    ess: NDArray[np.float64]
+    r_hat: NDArray[np.float64]
+    lag1: NDArray[np.float64]
+    r_hat_threshold: float
+    n_draws: int
+    n_per_chain: int
+    n_chains: int
+
+
+#: :func:`mixing_report`'s entries of a sampler's ``diagnostics_``: counts, figures
+#: and the lag-1 autocorrelation of each monitored entry.
+MixingReport = dict[str, float | NDArray[np.float64]]
 
 
 class PoorMixingWarning(UserWarning):
@@ -114,7 +135,7 @@ class ChainDraws:
         """
         return self.n_rounds >= (1.0 + _DIAGNOSTICS_GROWTH) * self.n_rounds_diagnosed
 
-    def diagnose(self) -> tuple[dict, np.ndarray]:
+    def diagnose(self) -> tuple[MixingSummary, NDArray[np.float64]]:
         """:func:`mixing_diagnostics` of the stored traces, and the traces."""
         traces = np.stack(self.history)  # (rounds, chains, monitored)
         self.n_rounds_diagnosed = self.n_rounds
@@ -142,7 +163,7 @@ def max_or_nan(values: np.ndarray) -> float:
     return float(values.max()) if values.size else math.nan
 
 
-def _autocorrelation(traces: np.ndarray) -> np.ndarray:
+def _autocorrelation(traces: NDArray[np.float64]) -> NDArray[np.float64]:
     """Multi-chain autocorrelation ``rho_t`` of (n, chains, q) traces, shape (n, q).
 
     ``rho_t = 1 - (W - mean_c acov_c(t)) / var_plus`` (Vehtari et al. 2021, eq. 10),
@@ -154,17 +175,21 @@ def _autocorrelation(traces: np.ndarray) -> np.ndarray:
     centred = traces - traces.mean(axis=0)
     size = fft.next_fast_len(2 * n)
     spectrum = fft.rfft(centred, n=size, axis=0)
-    autocovariance = fft.irfft(spectrum * spectrum.conj(), n=size, axis=0)[:n] / n
+    autocovariance: NDArray[np.float64] = (
+        fft.irfft(spectrum * spectrum.conj(), n=size, axis=0)[:n] / n
+    )
     within = autocovariance[0].mean(axis=0) * n / (n - 1)
     between = traces.mean(axis=0).var(axis=0, ddof=1) if n_chains > 1 else 0.0
     var_plus = within * (n - 1) / n + between
     with np.errstate(invalid="ignore", divide="ignore"):
-        rho = 1.0 - (within - autocovariance.mean(axis=1)) / var_plus
+        rho: NDArray[np.float64] = (
+            1.0 - (within - autocovariance.mean(axis=1)) / var_plus
+        )
     rho[0] = 1.0
     return rho
 
 
-def _effective_sample_size(traces: np.ndarray) -> np.ndarray:
+def _effective_sample_size(traces: NDArray[np.float64]) -> NDArray[np.float64]:
     """ESS by Geyer's initial monotone sequence on the multi-chain ``rho_t``."""
     n, n_chains = traces.shape[:2]
     rho = _autocorrelation(traces)
@@ -176,14 +201,17 @@ def _effective_sample_size(traces: np.ndarray) -> np.ndarray:
     total = n * n_chains
     # Stan's cap: an antithetic chain cannot claim more than N log10(N) draws.
     tau = np.maximum(tau, 1.0 / np.log10(max(total, 2)))
-    return total / tau
+    ess: NDArray[np.float64] = total / tau
+    return ess
 
 
-def _rank_normal_scores(traces: np.ndarray) -> np.ndarray:
+def _rank_normal_scores(traces: NDArray[np.float64]) -> NDArray[np.float64]:
     """Normal scores of the pooled ranks, per quantity (Vehtari et al. 2021)."""
     n, n_chains, q = traces.shape
     ranks = stats.rankdata(traces.reshape(n * n_chains, q), axis=0)
-    scores = stats.norm.ppf((ranks - 0.375) / (n * n_chains + 0.25))
+    scores: NDArray[np.float64] = stats.norm.ppf(
+        (ranks - 0.375) / (n * n_chains + 0.25)
+    )
     return scores.reshape(n, n_chains, q)
 
 
@@ -192,12 +220,13 @@ def _split_chains(traces: np.ndarray) -> np.ndarray:
     return np.concatenate([traces[:half], traces[traces.shape[0] - half :]], axis=1)
 
 
-def _r_hat_of(traces: np.ndarray) -> np.ndarray:
+def _r_hat_of(traces: NDArray[np.float64]) -> NDArray[np.float64]:
     n = traces.shape[0]
     within = traces.var(axis=0, ddof=1).mean(axis=0)
     between = traces.mean(axis=0).var(axis=0, ddof=1)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.sqrt(((n - 1) / n * within + between) / within)
+        r_hat: NDArray[np.float64] = np.sqrt(((n - 1) / n * within + between) / within)
+    return r_hat
 
 
 def _r_hat_null_quantile(n: int, n_chains: int, n_tests: int) -> float:
@@ -213,13 +242,20 @@ def _r_hat_null_quantile(n: int, n_chains: int, n_tests: int) -> float:
     return float(np.sqrt((n - 1) / n + quantile / n))
 
 
-def mixing_diagnostics(traces: np.ndarray) -> dict:
+def mixing_diagnostics(traces: NDArray[np.float64]) -> MixingSummary:
     """R-hat, ESS and lag-1 autocorrelation of (draws per chain, chains, q) traces."""
     n, n_chains, q = traces.shape
     total = n * n_chains
     nan = np.full(q, np.nan)
-    result = {"ess": nan, "r_hat": nan, "lag1": nan, "r_hat_threshold": np.nan}
-    result.update(n_draws=total, n_per_chain=n, n_chains=n_chains)
+    result = MixingSummary(
+        ess=nan,
+        r_hat=nan,
+        lag1=nan,
+        r_hat_threshold=np.nan,
+        n_draws=total,
+        n_per_chain=n,
+        n_chains=n_chains,
+    )
     if n < 4 or q == 0:
         return result
     constant = np.ptp(traces.reshape(total, q), axis=0) == 0
@@ -233,11 +269,12 @@ def mixing_diagnostics(traces: np.ndarray) -> dict:
     half = split.shape[0]
     # Two R-hat statistics (bulk, folded) per quantity are tested.
     threshold = max(_R_HAT_FLOOR, _r_hat_null_quantile(half, split.shape[1], 2 * q))
-    result.update(ess=ess, r_hat=r_hat, lag1=lag1, r_hat_threshold=threshold)
+    result["ess"], result["r_hat"], result["lag1"] = ess, r_hat, lag1
+    result["r_hat_threshold"] = threshold
     return result
 
 
-def mixing_problems(summary: dict, names: list[str], advice: str) -> list[str]:
+def mixing_problems(summary: MixingSummary, names: list[str], advice: str) -> list[str]:
     """Messages for the checks that fail; empty when the chains look fine.
 
     ``names`` labels the monitored quantities, ``advice`` ends every message.
@@ -273,8 +310,11 @@ def mixing_problems(summary: dict, names: list[str], advice: str) -> list[str]:
 
 
 def mixing_report(
-    summary: dict, traces: np.ndarray, names: list[str], advice: str
-) -> tuple[dict, list[str]]:
+    summary: MixingSummary,
+    traces: NDArray[np.float64],
+    names: list[str],
+    advice: str,
+) -> tuple[MixingReport, list[str]]:
     """The diagnostics every sampler reports, and the warning messages.
 
     ``summary`` and ``traces`` are :meth:`ChainDraws.diagnose`'s; the last monitored
@@ -283,7 +323,7 @@ def mixing_report(
     add their own counters), and :func:`mixing_problems`'s messages.
     """
     lag1 = summary["lag1"][:-1]
-    report = {
+    report: MixingReport = {
         "n_draws": int(traces.shape[0] * traces.shape[1]),
         "n_chains": int(traces.shape[1]),
         "min_effective_sample_size": min_or_nan(summary["ess"][:-1]),

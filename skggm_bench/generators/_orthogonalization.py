@@ -118,7 +118,7 @@ def graphs_of_draws(
     single-graph path.
     """
     index: dict[int, int] = {}
-    distinct = []
+    distinct: list[list[np.ndarray]] = []
     for graph in neighbours:
         if id(graph) not in index:
             index[id(graph)] = len(distinct)
@@ -216,18 +216,27 @@ def orthogonalized_grams(
     for start in range(0, n_samples, chunk_size):
         stop = min(start + chunk_size, n_samples)
         graphs = graph_of_draw[start:stop]
-        if table is None or np.all(graphs == graphs[0]):
+        row_neighbours: Callable[[int], np.ndarray]
+        if table is None or widths is None or np.all(graphs == graphs[0]):
             row_neighbours = neighbours[graphs[0]].__getitem__
         else:
-
-            def row_neighbours(i: int, graphs: np.ndarray = graphs) -> np.ndarray:
-                return table[graphs, i, : widths[graphs, i].max()]
-
+            row_neighbours = _padded_rows(table, widths, graphs)
         factor = factor_chunk(start, stop)
         _orthogonalize_chunk(factor, row_neighbours, gram[start:stop])
     index = np.arange(p)
     gram[:, index, index] = 1.0
     return gram
+
+
+def _padded_rows(
+    table: np.ndarray, widths: np.ndarray, graphs: np.ndarray
+) -> Callable[[int], np.ndarray]:
+    """Row ``i``'s earlier neighbours in each of ``graphs``, from the padded table."""
+
+    def row_neighbours(i: int) -> np.ndarray:
+        return table[graphs, i, : widths[graphs, i].max()]
+
+    return row_neighbours
 
 
 def _padded_neighbours(

@@ -9,7 +9,7 @@ a seed fixes every graph and every draw, and they rewire graphs.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, clone
@@ -24,6 +24,9 @@ from ._base import (
     sample_fitted,
 )
 from .triangulated_orthogonalization import TriangulatedOrthogonalization
+
+if TYPE_CHECKING:  # scikit-learn >= 1.6; the annotation is never evaluated
+    from sklearn.utils import Tags
 
 #: The most classes, time points, hidden variables (and the longest window) of a
 #: related model: its matrices are one (p, p) array each, allocated at once, and a
@@ -200,7 +203,7 @@ class RelatedModelsGenerator(BaseEstimator):
         check_is_fitted(self, "n_nodes_")
         return self._sample(_check_n_samples(n_samples))
 
-    def __sklearn_tags__(self):
+    def __sklearn_tags__(self) -> Tags:
         tags = super().__sklearn_tags__()
         tags.requires_fit = True
         return tags

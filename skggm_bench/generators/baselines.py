@@ -88,7 +88,7 @@ class EigenShift(GraphicalModelGenerator):
     True
     """
 
-    _parameter_constraints: dict = {
+    _parameter_constraints: dict[str, list[object]] = {
         "v": [Interval(Real, 0, None, closed="neither")],
         "u": [Interval(Real, 0, None, closed="left")],
         "scaling": [StrOptions({"unit_diagonal", "huge"})],
@@ -201,7 +201,7 @@ class CholeskyProduct(GraphicalModelGenerator):
     ValueError: CholeskyProduct needs a chordal graph ...
     """
 
-    _parameter_constraints: dict = {
+    _parameter_constraints: dict[str, list[object]] = {
         "smallest_coef": [Interval(Real, 0, None, closed="neither")],
         "largest_coef": [Interval(Real, 0, None, closed="neither")],
         "unit_diagonal": ["boolean"],

@@ -55,7 +55,7 @@ class DiagonalDominance(GraphicalModelGenerator):
 
     _fit_is_deterministic = True
 
-    _parameter_constraints: dict = {
+    _parameter_constraints: dict[str, list[object]] = {
         "distribution": [StrOptions({"normal", "uniform"}), HasMethods(["rvs"])],
         "perturbation": [Interval(Real, 0, None, closed="neither")],
         "random_state": RANDOM_STATE,

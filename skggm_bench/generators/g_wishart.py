@@ -60,6 +60,7 @@ from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 from scipy.linalg import lapack
 from sklearn.utils._param_validation import StrOptions
 
@@ -130,7 +131,8 @@ def sample_wishart(
     True
     """
     factor = _wishart_factor(df, scale_cholesky, n_samples, rng)
-    return factor @ np.swapaxes(factor, -1, -2)
+    draws: NDArray[np.float64] = factor @ np.swapaxes(factor, -1, -2)
+    return draws
 
 
 def _wishart_factor(
@@ -503,7 +505,7 @@ class GWishart(GraphicalModelGenerator):
     6
     """
 
-    _parameter_constraints: dict = {
+    _parameter_constraints: dict[str, list[object]] = {
         "df": [Interval(Real, 0, None, closed="neither")],
         "scale": [None, "array-like"],
         "method": [StrOptions({"auto", "exact", "gibbs", "lenkoski"})],
@@ -567,6 +569,7 @@ class GWishart(GraphicalModelGenerator):
             self._start_gibbs()
             return
         order = np.ix_(self.ordering_, self.ordering_)
+        self._rows: _ChordalRows | _RejectionRows
         if self.n_fill_edges_ == 0:
             self._rows = _ChordalRows(adjacency[order], self.scale_[order])
             return
@@ -585,7 +588,9 @@ class GWishart(GraphicalModelGenerator):
         self._rows = _RejectionRows(adjacency[order], triangulation[order], factor)
 
     def _sample(self, n_samples: int, rng: np.random.RandomState) -> np.ndarray:
-        precision = None
+        # Set by the method that runs: exact, or gibbs (also when exact fell back
+        # to it), or lenkoski.
+        precision: NDArray[np.float64]
         if self.method_ == "exact":
             try:
                 factor = self._sample_exact_factor(n_samples, rng)
@@ -706,7 +711,8 @@ class GWishart(GraphicalModelGenerator):
         if self.adjacency_.sum() == p * (p - 1):
             # Complete graph: the completion is the identity map.
             self.n_iter_ = 0
-            return factor @ np.swapaxes(factor, -1, -2)
+            draws: NDArray[np.float64] = factor @ np.swapaxes(factor, -1, -2)
+            return draws
         completion, self.n_iter_ = complete_covariance(
             _inverse_from_cholesky(factor), self._neighbours, self.tol, self.max_iter
         )
@@ -727,7 +733,8 @@ def _inverse_from_cholesky(factors: np.ndarray) -> np.ndarray:
         inverses[k] = inverse
     # potri fills the lower triangle only.
     lower = np.tril(inverses)
-    return lower + np.swapaxes(np.tril(inverses, -1), -1, -2)
+    symmetric: NDArray[np.float64] = lower + np.swapaxes(np.tril(inverses, -1), -1, -2)
+    return symmetric
 
 
 def _symmetric_inverse(matrices: np.ndarray) -> np.ndarray:
@@ -740,7 +747,7 @@ def _check_scale(scale: Any, p: int) -> np.ndarray:
     if scale is None:
         return np.eye(p)
     try:
-        matrix = np.array(scale, dtype=float)
+        matrix: NDArray[np.float64] = np.array(scale, dtype=float)
     except (TypeError, ValueError) as exc:
         raise TypeError(
             f"scale must be a numeric (p, p) array, got {type(scale).__name__}"

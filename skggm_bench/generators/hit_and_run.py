@@ -56,6 +56,7 @@ put it outside.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from numbers import Integral
 from typing import Any
 
@@ -246,7 +247,7 @@ class HitAndRunUniform(GraphicalModelGenerator):
     # value, never touch a non-edge or the diagonal, and start from exact draws.
     _pattern_exact_by_construction = True
 
-    _parameter_constraints: dict = {
+    _parameter_constraints: dict[str, list[object]] = {
         "move": [StrOptions({"node", "edge"})],
         "n_burn_in": [Interval(Integral, 0, None, closed="left"), None],
         "thinning": [Interval(Integral, 1, None, closed="left"), None],
@@ -299,7 +300,8 @@ class HitAndRunUniform(GraphicalModelGenerator):
         if self.start == "identity" or not adjacency.any():
             return np.repeat(np.eye(p)[None], self.n_chains, axis=0)
         starter = TriangulatedOrthogonalization(random_state=self._rng)
-        return starter.fit(adjacency).sample(self.n_chains)
+        # Dense draws (no sparse_output): asarray only tells the type checker so.
+        return np.asarray(starter.fit(adjacency).sample(self.n_chains))
 
     # ----------------------------------------------------------------- sampling
 
@@ -416,7 +418,7 @@ class _Chains:
 
     @property
     def n_chains(self) -> int:
-        return self.matrix.shape[0]
+        return len(self.matrix)
 
     @property
     def inverse(self) -> np.ndarray:
@@ -473,9 +475,16 @@ class _Chains:
 
     def _is_positive_definite(self, chain: int) -> bool:
         # LAPACK directly: numpy's cholesky raises, and costs a copy, on failure.
-        return lapack.dpotrf(self.matrix[chain], lower=True)[1] == 0
+        info: int = lapack.dpotrf(self.matrix[chain], lower=True)[1]
+        return info == 0
 
-    def _finish_move(self, near: np.ndarray, whole_batch: bool, restore, redo) -> None:
+    def _finish_move(
+        self,
+        near: np.ndarray,
+        whole_batch: bool,
+        restore: Callable[[int], None],
+        redo: Callable[[int], None],
+    ) -> None:
         """Exact check of the chains ``near`` the boundary, then drift control.
 
         A chain whose candidate is not positive definite (possible only when

@@ -131,7 +131,7 @@ class JointGenerator(RelatedModelsGenerator):
     True
     """
 
-    _parameter_constraints: dict = {
+    _parameter_constraints: dict[str, list[object]] = {
         "generator": [HasMethods(["fit", "sample"]), None],
         "n_classes": [Interval(Integral, 1, MAX_GROUPS, closed="both")],
         "shared_fraction": [Interval(Real, 0, 1, closed="both")],

@@ -129,7 +129,7 @@ class LatentGenerator(RelatedModelsGenerator):
     [2, 2, 2]
     """
 
-    _parameter_constraints: dict = {
+    _parameter_constraints: dict[str, list[object]] = {
         "generator": [HasMethods(["fit", "sample"]), None],
         "n_latent": [Interval(Integral, 1, MAX_GROUPS, closed="both")],
         "n_attached": [Interval(Integral, 1, None, closed="left")],

@@ -63,7 +63,7 @@ class PartialOrthogonalization(GraphicalModelGenerator):
     _pattern_exact_by_construction = True
     _fit_is_deterministic = True
 
-    _parameter_constraints: dict = {
+    _parameter_constraints: dict[str, list[object]] = {
         "random_state": RANDOM_STATE,
     }
 

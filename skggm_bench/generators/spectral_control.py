@@ -30,6 +30,7 @@ from numbers import Real
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 from sklearn.base import clone
 from sklearn.utils._param_validation import HasMethods
 
@@ -128,7 +129,7 @@ class SpectralControl(GraphicalModelGenerator):
     np.float64(1.0)
     """
 
-    _parameter_constraints: dict = {
+    _parameter_constraints: dict[str, list[object]] = {
         "generator": [HasMethods(["fit", "sample"])],
         "min_eigenvalue": [Interval(Real, 0, None, closed="neither"), None],
         "condition_number": [Interval(Real, 1, None, closed="neither"), None],
@@ -181,7 +182,9 @@ class SpectralControl(GraphicalModelGenerator):
             )
 
     def _sample(self, n_samples: int, rng: np.random.RandomState) -> np.ndarray:
-        matrices = np.array(self.generator_.sample(n_samples), dtype=float)
+        matrices: NDArray[np.float64] = np.array(
+            self.generator_.sample(n_samples), dtype=float
+        )
         p = self.n_nodes_
         if matrices.shape != (n_samples, p, p):
             raise ValueError(
@@ -206,6 +209,8 @@ class SpectralControl(GraphicalModelGenerator):
         smallest, largest = eigenvalues[:, 0], eigenvalues[:, -1]
         if self.min_eigenvalue is not None:
             return self.min_eigenvalue - smallest
+        # _fit checked that exactly one of the two targets is given.
+        assert self.condition_number is not None
         k = float(self.condition_number)
         spread = largest - smallest
         flat = spread <= 1e-12 * np.maximum(np.abs(largest), np.abs(smallest))
@@ -246,6 +251,8 @@ class SpectralControl(GraphicalModelGenerator):
             # Rounding in eigvalsh: lambda_min is known to ~eps * lambda_max.
             noise = k
         else:
+            # _fit checked that exactly one of the two targets is given.
+            assert self.min_eigenvalue is not None
             eps = float(self.min_eigenvalue)
             sign, goal = 1.0, np.log(eps)
             # s / (spread + s) <= lambda_min(C) <= s / (coupling + s).
@@ -260,7 +267,9 @@ class SpectralControl(GraphicalModelGenerator):
         unproven = s_low <= 1e-12 * spread
         s_low = np.where(unproven, 1e-12 * spread, s_low)
 
-        def signed_gap(index: np.ndarray, log_s: np.ndarray):
+        def signed_gap(
+            index: np.ndarray, log_s: np.ndarray
+        ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
             """sign * (log quantity - log target), increasing in log_s, and slope."""
             s = np.exp(log_s)
             shift = s - smallest[index]
@@ -338,7 +347,8 @@ class SpectralControl(GraphicalModelGenerator):
                 f"{float(np.nanmax(np.abs(final_gap))):.3g}. The draw is too "
                 "ill-conditioned for double precision."
             )
-        return np.exp(log_s) - smallest
+        shifts: NDArray[np.float64] = np.exp(log_s) - smallest
+        return shifts
 
     def _target_text(self) -> str:
         if self.condition_number is not None:
@@ -351,6 +361,6 @@ def _shift_and_rescale(matrices: np.ndarray, shifts: np.ndarray) -> np.ndarray:
     p = matrices.shape[1]
     index = np.arange(p)
     scale = 1.0 / np.sqrt(matrices[:, index, index] + shifts[:, None])
-    rescaled = matrices * scale[:, :, None] * scale[:, None, :]
+    rescaled: NDArray[np.float64] = matrices * scale[:, :, None] * scale[:, None, :]
     rescaled[:, index, index] = 1.0
     return rescaled

@@ -64,7 +64,7 @@ class ThresholdedPseudoInverse(GraphicalModelGenerator):
     True
     """
 
-    _parameter_constraints: dict = {
+    _parameter_constraints: dict[str, list[object]] = {
         "low": [Interval(Real, 0, None, closed="neither")],
         "high": [Interval(Real, 0, None, closed="neither")],
         "perturbation": [Interval(Real, 0, None, closed="neither")],

@@ -6,6 +6,7 @@ from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 from sklearn.utils._param_validation import HasMethods
 
 from ..utils._validation import RANDOM_STATE, Interval
@@ -36,7 +37,8 @@ def window_kernel(window: int) -> np.ndarray:
     [0.293, 0.414, 0.293]
     """
     weights = np.sin(np.pi * np.arange(1, window + 1) / (window + 1))
-    return weights / weights.sum()
+    kernel: NDArray[np.float64] = weights / weights.sum()
+    return kernel
 
 
 class TimeVaryingGenerator(RelatedModelsGenerator):
@@ -116,7 +118,7 @@ class TimeVaryingGenerator(RelatedModelsGenerator):
     True
     """
 
-    _parameter_constraints: dict = {
+    _parameter_constraints: dict[str, list[object]] = {
         "generator": [HasMethods(["fit", "sample"]), None],
         "n_times": [Interval(Integral, 1, MAX_GROUPS, closed="both")],
         "change_rate": [Interval(Real, 0, 1, closed="both")],
@@ -148,10 +150,10 @@ class TimeVaryingGenerator(RelatedModelsGenerator):
         n_pairs = adjacency.shape[0] * (adjacency.shape[0] - 1) // 2
         self.n_changes_ = min(round(self.change_rate * m), n_pairs - m)
         everything = np.ones_like(adjacency)
-        graphs = [adjacency]
+        sequence = [adjacency]
         for _ in range(self.n_times - 1):
-            graphs.append(swap_edges(graphs[-1], everything, self.n_changes_, rng))
-        graphs = np.stack(graphs)
+            sequence.append(swap_edges(sequence[-1], everything, self.n_changes_, rng))
+        graphs = np.stack(sequence)
         self._innovations = [fit_clone(base, g, rng) for g in graphs]
         self.adjacency_ = np.stack(
             [
@@ -190,6 +192,6 @@ class TimeVaryingGenerator(RelatedModelsGenerator):
                         out[:, s + j] += kernel[j] * draws
         if unit:
             # The weights sum to 1 up to rounding; the promise is an exact one.
-            index = np.arange(p)
-            out[:, :, index, index] = 1.0
+            nodes = np.arange(p)
+            out[:, :, nodes, nodes] = 1.0
         return out

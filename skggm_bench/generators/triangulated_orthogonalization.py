@@ -72,7 +72,7 @@ class TriangulatedOrthogonalization(GraphicalModelGenerator):
     _pattern_exact_by_construction = True
     _fit_is_deterministic = True
 
-    _parameter_constraints: dict = {
+    _parameter_constraints: dict[str, list[object]] = {
         "triangulation": [StrOptions({"min_degree", "min_fill"})],
         "random_state": RANDOM_STATE,
     }

@@ -25,6 +25,7 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import NDArray
 from sklearn.utils._param_validation import StrOptions
 
 from ..graphs import perfect_ordering
@@ -254,7 +255,7 @@ class UniformChordal(GraphicalModelGenerator):
 
     _fit_is_deterministic = True
 
-    _parameter_constraints: dict = {
+    _parameter_constraints: dict[str, list[object]] = {
         "method": [StrOptions({"exact", "metropolis"})],
         "n_burn_in": [Interval(Integral, 0, None, closed="left")],
         "proposal_scale": [Interval(Real, 0, None, closed="neither")],
@@ -310,4 +311,5 @@ class UniformChordal(GraphicalModelGenerator):
 
 def gram_matrices(factors: np.ndarray) -> np.ndarray:
     """``U @ U^T`` for a stack of square factors (one batched BLAS product)."""
-    return factors @ np.swapaxes(factors, -1, -2)
+    grams: NDArray[np.float64] = factors @ np.swapaxes(factors, -1, -2)
+    return grams

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 import scipy.linalg
@@ -52,7 +52,7 @@ _UNIT_LOG_FACTOR = float(np.log(1.1))
 _DATA_LOG_FACTOR = float(np.log(1.25))
 
 Role = Literal["covariance", "precision"]
-_ROLES = ("covariance", "precision")
+_ROLES: tuple[Role, ...] = ("covariance", "precision")
 
 
 def _check_matrix_pair(
@@ -64,7 +64,7 @@ def _check_matrix_pair(
     return truth, estimate
 
 
-def _check_role(role: Any) -> str:
+def _check_role(role: object) -> Role:
     if role not in _ROLES:
         raise ValueError(f"role must be one of {_ROLES}, got {role!r}.")
     return role

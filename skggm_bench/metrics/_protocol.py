@@ -32,7 +32,7 @@ __all__ = [
 ]
 
 Model = Literal["concentration", "covariance"]
-MODELS: tuple[str, ...] = ("concentration", "covariance")
+MODELS: tuple[Model, ...] = ("concentration", "covariance")
 
 # Default tolerance on |partial correlation| for "non-zero": far above round-off of
 # a standardised matrix, far below anything estimable from data (the standard
@@ -48,7 +48,7 @@ _PROTOCOL_ATTRIBUTES = (
 )
 
 
-def check_model(model: Any) -> str:
+def check_model(model: object) -> Model:
     """``model`` itself, or a ValueError naming the two choices."""
     if model not in MODELS:
         raise ValueError(f"model must be one of {MODELS}, got {model!r}.")

@@ -35,6 +35,7 @@ from ._losses import (
 )
 from ._protocol import (
     DEFAULT_TOL,
+    Model,
     check_model,
     check_tol,
     covariance_from_estimator,
@@ -89,7 +90,7 @@ class GroundTruth:
     """
 
     adjacency: NDArray[np.bool_]
-    model: str = "concentration"
+    model: Model = "concentration"
     covariance: NDArray[np.float64] | None = None
     precision: NDArray[np.float64] | None = None
 
@@ -478,7 +479,8 @@ def score_learner(
             if X is not None:
                 problem = _loss_problem(readers, estimates, X, scale)
     for metric in entries:
-        if metric.needs == "fit":
+        # A measurement of the fit (fit_time) has no function to score with.
+        if metric.needs == "fit" or metric.function is None:
             raise ValueError(f"{metric.name} is measured by the harness, not scored")
         reason = metric.undefined_for(truth)
         if reason is None and metric.is_loss and unscaled is not None:
@@ -501,7 +503,8 @@ def score_learner(
             if metric.needs in ("edges", "scores")
             else getattr(truth, metric.needs)
         )
-        if metric.singular_is_infinite and _is_singular(estimate):
+        # Read by key, not .get: with no reason left, the estimate has been read.
+        if metric.singular_is_infinite and _is_singular(estimates[metric.needs]):
             values[metric.name] = math.inf
             continue
         values[metric.name] = float(
@@ -525,7 +528,7 @@ def _loss_problem(
     scale: Any,
 ) -> str | None:
     """:func:`loss_problem` of the learner's matrices, read once into ``estimates``."""
-    matrices = []
+    matrices: list[NDArray[np.float64] | None] = []
     for needs in ("covariance", "precision"):
         if needs not in estimates:
             try:
@@ -534,4 +537,5 @@ def _loss_problem(
                 estimates[needs] = exc
         matrix = estimates[needs]
         matrices.append(None if isinstance(matrix, AttributeError) else matrix)
-    return loss_problem(*matrices, X, scale=scale)
+    covariance, precision = matrices
+    return loss_problem(covariance, precision, X, scale=scale)

@@ -346,20 +346,20 @@ def latent_scores(
         raise ValueError(f"{where} has no {' or '.join(missing)} attribute")
     sparse = _stack(np.asarray(learner.precision_)[None], f"precision_ of {where}")[0]
     latent = _stack(np.asarray(learner.latent_)[None], f"latent_ of {where}")[0]
-    true_sparse = _stack(np.asarray(true_sparse)[None], "true_sparse")[0]
-    true_low_rank = _stack(np.asarray(true_low_rank)[None], "true_low_rank")[0]
+    sparse_truth = _stack(np.asarray(true_sparse)[None], "true_sparse")[0]
+    low_rank_truth = _stack(np.asarray(true_low_rank)[None], "true_low_rank")[0]
     rank = _numerical_rank(latent, rank_tol)
-    true_rank = _numerical_rank(true_low_rank, rank_tol)
-    truth = (true_sparse != 0) & ~np.eye(true_sparse.shape[0], dtype=bool)
+    true_rank = _numerical_rank(low_rank_truth, rank_tol)
+    truth = (sparse_truth != 0) & ~np.eye(sparse_truth.shape[0], dtype=bool)
     estimated = _edges_from_precisions(sparse[None], check_tol(tol))[0]
     return {
         "rank": rank,
         "rank_error": abs(rank - true_rank),
         "sparse_relative_error": float(
-            np.linalg.norm(sparse - true_sparse) / np.linalg.norm(true_sparse)
+            np.linalg.norm(sparse - sparse_truth) / np.linalg.norm(sparse_truth)
         ),
         "low_rank_relative_error": float(
-            np.linalg.norm(latent - true_low_rank) / np.linalg.norm(true_low_rank)
+            np.linalg.norm(latent - low_rank_truth) / np.linalg.norm(low_rank_truth)
         ),
         "tpr": true_positive_rate(truth, estimated),
         "ppv": positive_predictive_value(truth, estimated),

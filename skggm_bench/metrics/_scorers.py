@@ -69,7 +69,7 @@ class StructureScorer:
         self,
         metric: Metric,
         true_adjacency: NDArray[np.bool_],
-        model: str,
+        model: Model,
         tol: float,
         metric_kwargs: dict[str, Any],
     ) -> None:
@@ -104,7 +104,12 @@ class StructureScorer:
         float
             ``sign * metric(true_adjacency, estimate)``.
         """
-        value = self.metric.function(
+        function = self.metric.function
+        if function is None:
+            raise TypeError(
+                f"{self.metric_name} is measured by the harness, not scored"
+            )
+        value = function(
             self.true_adjacency, self._estimate(estimator), **self.metric_kwargs
         )
         return float(self.sign * value)
@@ -193,7 +198,7 @@ def make_structure_scorer(
     [0.59, 0.83, 0.95, 0.0]
     """
     entry = get_metric(metric)
-    if entry.needs not in ("edges", "scores"):
+    if entry.needs not in ("edges", "scores") or entry.function is None:
         raise ValueError(
             f"{entry.name} is not a structure metric (it needs {entry.needs}); "
             "score matrix losses with skggm_bench.metrics.score_learner"

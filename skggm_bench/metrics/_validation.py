@@ -87,9 +87,9 @@ def check_zero_division(value: Any, low: float, high: float) -> float:
         raise TypeError(
             f"zero_division must be a real number or numpy.nan, got {value!r}."
         )
-    value = float(value)
-    if not (np.isnan(value) or low <= value <= high):
+    number = float(value)
+    if not (np.isnan(number) or low <= number <= high):
         raise ValueError(
-            f"zero_division must lie in [{low}, {high}] or be numpy.nan, got {value}."
+            f"zero_division must lie in [{low}, {high}] or be numpy.nan, got {number}."
         )
-    return value
+    return number

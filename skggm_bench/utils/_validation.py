@@ -15,12 +15,17 @@ families). The data checks (:func:`check_not_masked`,
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from numbers import Integral
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
+from sklearn.base import _fit_context
 from sklearn.utils import check_random_state as _sklearn_check_random_state
 from sklearn.utils._param_validation import Interval as _SklearnInterval
+from sklearn.utils._param_validation import (
+    validate_params as _sklearn_validate_params,
+)
 
 __all__ = [
     "RANDOM_STATE",
@@ -30,9 +35,13 @@ __all__ = [
     "check_random_state",
     "constant_columns",
     "constant_columns_message",
+    "fit_context",
     "is_boolean",
+    "validate_params",
     "warn_constant_columns",
 ]
+
+_Function = TypeVar("_Function", bound=Callable[..., Any])
 
 
 def is_boolean(value: Any) -> bool:
@@ -58,7 +67,7 @@ class Interval(_SklearnInterval):
 
 #: The constraint of a ``random_state`` parameter: scikit-learn's ``"random_state"``
 #: (a seed in [0, 2**32 - 1], a RandomState or None) without booleans.
-RANDOM_STATE: list = [
+RANDOM_STATE: list[object] = [
     Interval(Integral, 0, 2**32 - 1, closed="both"),
     np.random.RandomState,
     None,
@@ -85,7 +94,68 @@ def check_random_state(seed: Any, name: str = "random_state") -> np.random.Rando
         raise TypeError(
             f"{name} must be None, an int seed or a numpy RandomState, got {seed!r}"
         )
-    return _sklearn_check_random_state(seed)
+    state: np.random.RandomState = _sklearn_check_random_state(seed)
+    return state
+
+
+# scikit-learn ships no type information, so its decorators read as untyped and
+# would erase the signature of every function they decorate for the type checker.
+# These two forward to scikit-learn's and say that the decorated function keeps its
+# signature (which functools.wraps inside them preserves at run time).
+def validate_params(
+    parameter_constraints: dict[str, list[object]],
+    *,
+    prefer_skip_nested_validation: bool,
+) -> Callable[[_Function], _Function]:
+    """:func:`sklearn.utils._param_validation.validate_params`, typed.
+
+    Examples
+    --------
+    >>> from numbers import Integral
+    >>> from skggm_bench.utils._validation import Interval, validate_params
+    >>> @validate_params(
+    ...     {"n": [Interval(Integral, 1, None, closed="left")]},
+    ...     prefer_skip_nested_validation=True,
+    ... )
+    ... def twice(n: int) -> int:
+    ...     return 2 * n
+    >>> twice(2)
+    4
+    """
+    decorator: Callable[[_Function], _Function] = _sklearn_validate_params(
+        parameter_constraints,
+        prefer_skip_nested_validation=prefer_skip_nested_validation,
+    )
+    return decorator
+
+
+def fit_context(
+    *, prefer_skip_nested_validation: bool
+) -> Callable[[_Function], _Function]:
+    """:func:`sklearn.base._fit_context`, typed: validates parameters on ``fit``.
+
+    Examples
+    --------
+    >>> from numbers import Real
+    >>> from sklearn.base import BaseEstimator
+    >>> from skggm_bench.utils._validation import Interval, fit_context
+    >>> class Shift(BaseEstimator):
+    ...     _parameter_constraints = {"alpha": [Interval(Real, 0, None, closed="left")]}
+    ...     def __init__(self, alpha=1.0):
+    ...         self.alpha = alpha
+    ...     @fit_context(prefer_skip_nested_validation=True)
+    ...     def fit(self, X=None):
+    ...         return self
+    >>> try:
+    ...     Shift(alpha=-1.0).fit()
+    ... except ValueError as exc:
+    ...     print(type(exc).__name__)
+    InvalidParameterError
+    """
+    decorator: Callable[[_Function], _Function] = _fit_context(
+        prefer_skip_nested_validation=prefer_skip_nested_validation
+    )
+    return decorator
 
 
 def check_not_masked(value: Any, name: str) -> None:
