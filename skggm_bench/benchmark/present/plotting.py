@@ -146,24 +146,32 @@ def _density_title(density: float | None) -> str:
     return "family default density" if density is None else f"density {density:g}"
 
 
-def _curve(rows: pd.DataFrame, metric: str) -> pd.DataFrame:
-    """Per sample size: mean over ok rows, 95% t-interval, failures present."""
+def _curves(rows: pd.DataFrame, metric: str) -> dict[str, pd.DataFrame]:
+    """Per learner, per sample size: mean over ok rows, 95% t-interval, failures.
+
+    One grouped pass over the rows of a panel (a groupby per learner costs more
+    than the numbers it computes, on a report of many panels).
+    """
     ok = rows["status"] == "ok"
     values = rows[metric].where(ok)
-    grouped = values.groupby(rows["n_samples"])
+    keys = [rows["learner"], rows["n_samples"]]
+    grouped = values.groupby(keys)
     summary = pd.DataFrame(
         {
             "mean": grouped.mean(),
             "std": grouped.std(ddof=1),
             "count": grouped.count(),
-            "failed": (~ok).groupby(rows["n_samples"]).sum(),
+            "failed": (~ok).groupby(keys).sum(),
         }
     )
     # Student t because repeats are few (often 4-20); no interval from one value.
     dof = (summary["count"] - 1).clip(lower=1)
     half = scipy.stats.t.ppf(0.975, dof) * summary["std"] / np.sqrt(summary["count"])
     summary["half_width"] = half.where(summary["count"] > 1)
-    return summary.sort_index()
+    return {
+        learner: curve.droplevel("learner").sort_index()
+        for learner, curve in summary.groupby(level="learner", sort=False)
+    }
 
 
 def plot_curves(
@@ -256,11 +264,11 @@ def plot_curves(
     for i, metric in enumerate(metrics):
         for j, (key, part) in enumerate(panels):
             ax = axes[i, j]
+            curves = _curves(part, metric)
             for index, learner in enumerate(learners):
-                rows = part[part["learner"] == learner]
-                if rows.empty:
+                if learner not in curves:
                     continue
-                curve = _curve(rows, metric)
+                curve = curves[learner]
                 failed = curve["failed"] > 0
                 any_failed |= bool(failed.any())
                 colour = colours[learner]

@@ -54,7 +54,7 @@ from ..present._tables import (
     leaderboard_table,
     versions_table,
 )
-from ..present.report import write_report
+from ..present.report import write_analysis_report
 from ..results._provenance import first_difference, split_study, versions_seen
 from ..results.store import (
     MergeError,
@@ -270,14 +270,12 @@ def _write_version(
         before = read_export(previous_folder / "rows.parquet")
         old = json.loads((previous_folder / "summary.json").read_text("utf-8"))
         change = _content.changes(before, frame, old["learners"], learners)
-    report = write_report(
-        frame,
+    # The report of the analysis above: one analysis per study and version.
+    report = write_analysis_report(
+        analysis,
         folder / "report",
-        metric=analysis.metric,
         title=f"skggm-bench report: {name}, version {number}",
         metadata=meta,
-        n_bootstrap=n_bootstrap,
-        tie_tolerance=tie_tolerance,
     )
     figures = report.parent / "figures"
     shifts = sorted(figures.glob("rank_shift_*.png"))
