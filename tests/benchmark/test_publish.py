@@ -261,7 +261,7 @@ def test_an_interrupted_publication_leaves_the_site_as_it_was(
     def fail(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(site_module, "write_report", fail)
+    monkeypatch.setattr(site_module, "write_analysis_report", fail)
     with pytest.raises(KeyboardInterrupt):
         publish([changed], site, n_bootstrap=50)
     assert snapshot(tmp_path) == before
