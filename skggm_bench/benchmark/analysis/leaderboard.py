@@ -86,7 +86,7 @@ from ..results._messages import (
     warning_classes,
 )
 from ..results._schema import GRID_COLUMNS
-from ._comparisons import ALL_TIED, generator_agreement, rank_shift
+from ._comparisons import generator_agreement, rank_shift
 from ._ranking import (
     DEFAULT_TIE_TOLERANCE,
     MIN_REPEATS,
@@ -103,7 +103,6 @@ from ._ranking import (
 from ._significance import critical_difference, win_probability
 
 __all__ = [
-    "ALL_TIED",
     "DEFAULT_TIE_TOLERANCE",
     "GRID_COLUMNS",
     "MIN_REPEATS",
