@@ -482,6 +482,12 @@ def run_study(args: argparse.Namespace) -> int:
     backend, n_jobs, scheduler = _execution(args, config)
     part = "" if args.shard is None else f"part {args.shard[0]}/{args.shard[1]} of "
     if args.against is None:
+        if getattr(args, "publish", None) is not None:
+            raise CommandError(
+                "--publish needs --against STORE (to publish a study, run it, then "
+                "skggm-bench publish STORE --out SITE)",
+                EXIT_USAGE,
+            )
         print(
             f"study {config.name!r}: {part}{config.n_tasks} fits "
             f"({_count(config.generators, 'generator')} x "
@@ -490,6 +496,8 @@ def run_study(args: argparse.Namespace) -> int:
         )
     else:
         _check_against(args.against, path)
+        if getattr(args, "publish", None) is not None:
+            _check_publish(args)
         print(
             f"study {config.name!r}: {part}the fits of its learners that "
             f"{args.against} lacks, on that store's data; the extended study "
@@ -555,6 +563,8 @@ def run_study(args: argparse.Namespace) -> int:
         f"{elapsed:.0f} s, stored in {path}",
         file=sys.stderr,
     )
+    if getattr(args, "publish", None) is not None:
+        return _publish_extended(path, args)
     program = _program()
     study = (
         _study_arguments(args)
@@ -573,6 +583,41 @@ def run_study(args: argparse.Namespace) -> int:
         )
         return EXIT_OK
     print(f"next: {program} leaderboard{study}\n      {program} report{study}")
+    return EXIT_OK
+
+
+def _check_publish(args: argparse.Namespace) -> None:
+    """``--publish SITE``: a site to extend, checked before anything runs."""
+    from .benchmark.publish import PublishError, check_site
+
+    if args.shard is not None:
+        raise CommandError(
+            "--publish cannot be used with --shard: merge the parts' stores, then "
+            "skggm-bench publish MERGED.sqlite",
+            EXIT_USAGE,
+        )
+    try:
+        check_site(args.publish)
+    except PublishError as exc:
+        raise CommandError(f"--publish: {exc}") from None
+
+
+def _publish_extended(path: Path, args: argparse.Namespace) -> int:
+    """Publish the extended study as a new version of the study it extends."""
+    from .benchmark.publish import PublishError, publish, study_name
+
+    name = study_name(args.against)
+    try:
+        published = publish([path], args.publish, study=name)
+    except PublishError as exc:
+        raise CommandError(
+            f"{exc} (the extended study is kept in {path}: skggm-bench publish "
+            "can publish it later)"
+        ) from None
+    for item in published:
+        what = "added version" if item["added"] else "unchanged, still version"
+        print(f"{item['study']}: {what} {item['version']}")
+    print(f"open {(args.publish / 'index.html').resolve().as_uri()}")
     return EXIT_OK
 
 

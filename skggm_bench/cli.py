@@ -3,7 +3,8 @@
 ::
 
     skggm-bench run [--preset NAME | --config FILE.toml] [--store PATH]
-                    [--against STORE] [--n-jobs N] [--backend NAME]
+                    [--against STORE [--publish SITE]] [--n-jobs N]
+                    [--backend NAME]
                     [--scheduler ADDRESS] [--shard I/K]
     skggm-bench leaderboard [--metric f1] [--by density ...] [--store PATH]
                             [--format text|markdown|latex|csv]
@@ -124,6 +125,13 @@ def _add_run(commands: Any) -> None:
         "and every new row's data hash its), into --store (default: "
         "STORE's name with .extended), which then holds the extended study; "
         "STORE is never changed",
+    )
+    run.add_argument(
+        "--publish",
+        metavar="SITE",
+        type=Path,
+        help="with --against: then publish the extended study into the site SITE "
+        "as a new version of STORE's study (see skggm-bench publish)",
     )
     run.add_argument(
         "--n-jobs",

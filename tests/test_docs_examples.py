@@ -280,7 +280,7 @@ def test_submit_your_method_runs_as_written(tmp_path, monkeypatch, capsys):
     mine = (tmp_path / "mine.toml").read_text()
     (tmp_path / "other.toml").write_text(mine.replace("[0.1]", "[0.15]"))
     blocks = re.findall(r"```console\n(.*?)```", page, re.DOTALL)
-    assert len(blocks) == 5
+    assert len(blocks) == 7
     for block in blocks:
         block = textwrap.dedent(block)
         command, expected = block.split("\n", 1)

@@ -261,10 +261,27 @@ def test_an_interrupted_publication_leaves_the_site_as_it_was(
     def fail(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(site_module, "write_report", fail)
+    monkeypatch.setattr(site_module, "write_analysis_report", fail)
     with pytest.raises(KeyboardInterrupt):
         publish([changed], site, n_bootstrap=50)
     assert snapshot(tmp_path) == before
+
+
+def test_a_version_is_analysed_once(stores, tmp_path, monkeypatch):
+    # The report of a version is written from the publication's own analysis:
+    # analysing the rows again would double the largest cost of a publication.
+    from skggm_bench.benchmark.analysis import _analysis
+
+    calls = []
+
+    def counted(*args, **kwargs):
+        calls.append(args[1] if len(args) > 1 else kwargs.get("metric"))
+        return _analysis.analyse(*args, **kwargs)
+
+    monkeypatch.setattr(site_module, "analyse", counted)
+    monkeypatch.setattr("skggm_bench.benchmark.present.report.analyse", counted)
+    publish([stores["first"]], tmp_path / "site", n_bootstrap=20)
+    assert calls == ["f1"]
 
 
 def test_no_store_is_refused():

@@ -21,9 +21,11 @@ from ...metrics import get_metric
 from ..results._schema import GRID_COLUMNS, check_results_frame, rankable_metric
 
 __all__ = [
+    "COMPARED",
     "DEFAULT_TIE_TOLERANCE",
     "MIN_REPEATS",
     "MISSING",
+    "NO_DATA",
     "OK",
     "REQUIRED",
     "as_columns",
@@ -37,6 +39,7 @@ __all__ = [
     "check_frame",
     "check_tie_tolerance",
     "greater_is_better",
+    "group_boards",
     "groups",
     "insert_key",
     "long_ranks",
@@ -67,6 +70,9 @@ DEFAULT_TIE_TOLERANCE = 1e-4
 MIN_REPEATS = 5
 OK = "ok"
 MISSING = "missing"
+#: ``comparison`` values of the comparison tables.
+COMPARED = "compared"
+NO_DATA = "no data"
 
 
 # --------------------------------------------------------------------------------------
@@ -350,3 +356,173 @@ def bootstrap_mean(
     replicates = ratio(sums[indices].sum(axis=1), counts[indices].sum(axis=1))
     low, high = percentile_interval(replicates, confidence, sums.shape[0])
     return point, low, high
+
+
+# --------------------------------------------------------------------------------------
+# Boards: mean ranks and metrics per group, with their intervals
+# --------------------------------------------------------------------------------------
+
+
+def _overlaps(low: np.ndarray, high: np.ndarray, mean: np.ndarray) -> np.ndarray:
+    """Boolean (k, k): intervals i and j overlap (equal means if no interval)."""
+    with_interval = ~(np.isnan(low) | np.isnan(high))
+    overlap = (low[:, None] <= high[None, :]) & (low[None, :] <= high[:, None])
+    equal = mean[:, None] == mean[None, :]
+    both = with_interval[:, None] & with_interval[None, :]
+    result = np.where(both, overlap, equal)
+    np.fill_diagonal(result, False)
+    return result
+
+
+def _group_arrays(
+    ranks: pd.DataFrame, group_columns: list[str], learners: list[str]
+) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray], np.ndarray]:
+    """Per-repeat sums and counts of every group at once.
+
+    Returns the group of each row of ``ranks`` (sorted groups, numbered from 0),
+    the group of each (group, repeat) pair (pairs sorted, so each group's repeats
+    are one run of rows, in sorted order), the arrays of shape (n_pairs, k):
+    ``rank`` and ``value`` sums (0 without a value) and ``rank_count`` and
+    ``value_count`` -- :func:`unit_arrays` of every group, stacked -- and the
+    status counts of shape (n_groups, 3, k): ok, failed, missing.
+    """
+    group = (
+        ranks.groupby(group_columns, sort=True, dropna=False).ngroup().to_numpy()
+        if group_columns
+        else np.zeros(len(ranks), dtype=np.int64)
+    )
+    learner = pd.Categorical(ranks["learner"], categories=learners).codes
+    pair = (
+        pd.DataFrame({"group": group, "repeat": ranks["repeat"].to_numpy()})
+        .groupby(["group", "repeat"], sort=True)
+        .ngroup()
+        .to_numpy()
+    )
+    n_pairs, k = int(pair.max()) + 1, len(learners)
+    pair_group = np.empty(n_pairs, dtype=np.int64)
+    pair_group[pair] = group
+    keyed = pd.DataFrame(
+        {
+            "pair": pair,
+            "learner": learner,
+            "rank": ranks["rank"].to_numpy(),
+            "value": ranks["value"].to_numpy(),
+        }
+    ).groupby(["pair", "learner"], sort=True)
+    arrays = {}
+    for column in ("rank", "value"):
+        sums = keyed[column].sum(min_count=1)
+        counts = keyed[column].count()
+        rows = sums.index.get_level_values("pair").to_numpy()
+        cols = sums.index.get_level_values("learner").to_numpy()
+        arrays[column] = np.zeros((n_pairs, k))
+        arrays[column][rows, cols] = sums.fillna(0.0).to_numpy(float)
+        arrays[f"{column}_count"] = np.zeros((n_pairs, k))
+        arrays[f"{column}_count"][rows, cols] = counts.to_numpy(float)
+    status = ranks["status"].to_numpy()
+    flags = np.stack(
+        [status == OK, ~np.isin(status, [OK, MISSING]), status == MISSING], axis=1
+    )
+    n_groups = int(group.max()) + 1
+    statuses = np.zeros((n_groups, 3, k), dtype=np.int64)
+    np.add.at(statuses, (group, slice(None), learner), flags)
+    return group, pair_group, arrays, statuses
+
+
+def _group_board(
+    arrays: dict[str, np.ndarray],
+    statuses: np.ndarray,
+    names: np.ndarray,
+    higher_is_better: bool,
+    confidence: float,
+    n_bootstrap: int,
+    rng: np.random.RandomState,
+) -> dict[str, np.ndarray]:
+    """The board of one group, best first, from its rows of :func:`_group_arrays`."""
+    n_units = arrays["rank"].shape[0]
+    indices = bootstrap_indices(n_units, n_bootstrap, rng)
+    mean_rank, rank_low, rank_high = bootstrap_mean(
+        arrays["rank"], arrays["rank_count"], indices, confidence
+    )
+    mean_metric, metric_low, metric_high = bootstrap_mean(
+        arrays["value"], arrays["value_count"], indices, confidence
+    )
+    # A learner without a single value in the group has no place in its order: its
+    # "mean rank" would only restate that it failed everywhere (see n_failed).
+    no_data = arrays["value_count"].sum(axis=0) == 0
+    for array in (mean_rank, rank_low, rank_high):
+        array[no_data] = np.nan
+    tied = _overlaps(rank_low, rank_high, mean_rank)
+    board = {
+        "learner": names,
+        "mean_rank": mean_rank,
+        "rank_low": rank_low,
+        "rank_high": rank_high,
+        "mean_metric": mean_metric,
+        "metric_low": metric_low,
+        "metric_high": metric_high,
+        "n_blocks": arrays["rank_count"].sum(axis=0).astype(int),
+        "n_ok": statuses[0],
+        "n_failed": statuses[1],
+        "n_missing": statuses[2],
+        "n_repeats": np.full(len(names), n_units),
+        "tie": tied.any(axis=1),
+        "tied_with": np.array([", ".join(names[row]) for row in tied], dtype=object),
+    }
+    # Best first: by mean rank, then by the metric itself in its own direction;
+    # learners without data last (lexsort puts NaN keys last).
+    metric_key = -mean_metric if higher_is_better else mean_metric
+    order = np.lexsort((names, np.nan_to_num(metric_key, nan=np.inf), mean_rank))
+    return {column: values[order] for column, values in board.items()}
+
+
+def group_boards(
+    ranks: pd.DataFrame,
+    group_columns: list[str],
+    learners: list[str],
+    higher_is_better: bool,
+    confidence: float,
+    n_bootstrap: int,
+    rng: np.random.RandomState,
+) -> pd.DataFrame:
+    """One board per group of ``ranks``, with the group columns.
+
+    The sums, counts and statuses of every group come from one grouped pass
+    (:func:`_group_arrays`), not from a pandas groupby per group; the groups'
+    bootstrap draws follow each other in sorted group order from the one stream
+    ``rng``, so the table is reproducible.
+    """
+    group, pair_group, arrays, statuses = _group_arrays(ranks, group_columns, learners)
+    bounds = np.searchsorted(pair_group, np.arange(len(statuses) + 1))
+    names = np.asarray(learners, dtype=object)
+    parts = [
+        _group_board(
+            {
+                column: values[bounds[g] : bounds[g + 1]]
+                for column, values in arrays.items()
+            },
+            statuses[g],
+            names,
+            higher_is_better,
+            confidence,
+            n_bootstrap,
+            rng,
+        )
+        for g in range(len(statuses))
+    ]
+    board = pd.DataFrame(
+        {
+            column: np.concatenate([part[column] for part in parts])
+            for column in parts[0]
+        }
+    )
+    of_group = np.repeat(np.arange(len(parts)), len(names))
+    position = board["mean_rank"].groupby(of_group).rank(method="min")
+    board.insert(1, "position", position.astype("Int64"))
+    # The key of each group, from its first row (groups are numbered in sorted order).
+    first = np.unique(group, return_index=True)[1]
+    for index, column in enumerate(group_columns):
+        board.insert(
+            index, column, np.repeat(ranks[column].to_numpy()[first], len(names))
+        )
+    return board

@@ -27,8 +27,8 @@ from ..analysis._analysis import (
     Comparison,
     shift_verdicts,
 )
+from ..analysis._comparisons import ALL_TIED
 from ..analysis._ranking import MIN_REPEATS
-from ..analysis.leaderboard import ALL_TIED
 from ._formatting import format_interval
 from ._tables import failure_table
 from ._wording import (

@@ -17,8 +17,8 @@ import pandas as pd
 
 from ...metrics import get_metric
 from ...utils._printable import printable
+from ..analysis._comparisons import ALL_TIED
 from ..analysis._ranking import MIN_REPEATS
-from ..analysis.leaderboard import ALL_TIED
 from ._formatting import format_interval
 
 #: What a cell shows where there is no value.

@@ -35,8 +35,17 @@ import pandas as pd
 import scipy.stats
 
 from ...metrics import METRICS
-from ..analysis._ranking import MIN_REPEATS
-from ._formatting import THIN_MARK, thin_rows
+from ._plot_common import (
+    GREY,
+    density_title,
+    learner_colours,
+    literal_text,
+    matplotlib_figure,
+    metric_label,
+    panel_title,
+    split_panels,
+)
+from ._plot_ranks import plot_critical_difference, plot_leaderboard, plot_rank_shift
 
 if TYPE_CHECKING:  # matplotlib is optional: imported for annotations only
     from matplotlib.figure import Figure
@@ -51,55 +60,6 @@ __all__ = [
 ]
 
 _REQUIRED = ("generator", "learner", "density", "n_features", "n_samples", "status")
-# Colour of text and marks that belong to no learner ("no data", the CD bar).
-_GREY = "0.45"
-# What a bar or a line over fewer than MIN_REPEATS repeats is, in a figure's words.
-_THIN_LEGEND = (
-    f"{THIN_MARK} fewer than {MIN_REPEATS} repeats: the bar is the range of the "
-    "resampled means, not a 95% CI"
-)
-
-
-def _figure_class() -> type:
-    """matplotlib's Figure, or an ImportError that says how to get it."""
-    try:
-        from matplotlib.figure import Figure
-    except ImportError as exc:
-        raise ImportError(
-            "skggm_bench.benchmark.present.plotting needs matplotlib, an optional "
-            "dependency; "
-            "install it with: pip install 'skggm-bench[plot]'  "
-            "(or: pip install matplotlib)"
-        ) from exc
-    return Figure
-
-
-def _literal_text(fig: Figure) -> Figure:
-    """``fig`` with every text shown as it is, never read as mathtext.
-
-    Names are data: a learner named ``$\\foo$`` is shown so, instead of making
-    matplotlib fail to parse it when the figure is drawn. (No label here uses
-    mathtext.) The tick labels exist already (fixed ticks), so they are covered.
-    """
-    from matplotlib.text import Text
-
-    for text in fig.findobj(Text):
-        text.set_parse_math(False)
-    return fig
-
-
-def _label(metric: str) -> str:
-    """The registry's label of a metric (its name for any other column)."""
-    return METRICS[metric].label if metric in METRICS else metric
-
-
-def _colours(learners: Sequence[str]) -> dict[str, Any]:
-    """One fixed colour per learner (tab10, then tab20 for many learners)."""
-    from matplotlib import colormaps
-
-    names = sorted(learners)
-    cmap = colormaps["tab10" if len(names) <= 10 else "tab20"]
-    return {name: cmap(i % cmap.N) for i, name in enumerate(names)}
 
 
 def _check_results(frame: Any, metrics: Sequence[str]) -> pd.DataFrame:
@@ -142,28 +102,32 @@ def _density_mask(frame: pd.DataFrame, density: float | None) -> pd.Series:
     return np.isclose(frame["density"].astype(float), density, rtol=0, atol=1e-12)
 
 
-def _density_title(density: float | None) -> str:
-    return "family default density" if density is None else f"density {density:g}"
+def _curves(rows: pd.DataFrame, metric: str) -> dict[str, pd.DataFrame]:
+    """Per learner, per sample size: mean over ok rows, 95% t-interval, failures.
 
-
-def _curve(rows: pd.DataFrame, metric: str) -> pd.DataFrame:
-    """Per sample size: mean over ok rows, 95% t-interval, failures present."""
+    One grouped pass over the rows of a panel (a groupby per learner costs more
+    than the numbers it computes, on a report of many panels).
+    """
     ok = rows["status"] == "ok"
     values = rows[metric].where(ok)
-    grouped = values.groupby(rows["n_samples"])
+    keys = [rows["learner"], rows["n_samples"]]
+    grouped = values.groupby(keys)
     summary = pd.DataFrame(
         {
             "mean": grouped.mean(),
             "std": grouped.std(ddof=1),
             "count": grouped.count(),
-            "failed": (~ok).groupby(rows["n_samples"]).sum(),
+            "failed": (~ok).groupby(keys).sum(),
         }
     )
     # Student t because repeats are few (often 4-20); no interval from one value.
     dof = (summary["count"] - 1).clip(lower=1)
     half = scipy.stats.t.ppf(0.975, dof) * summary["std"] / np.sqrt(summary["count"])
     summary["half_width"] = half.where(summary["count"] > 1)
-    return summary.sort_index()
+    return {
+        learner: curve.droplevel("learner").sort_index()
+        for learner, curve in summary.groupby(level="learner", sort=False)
+    }
 
 
 def plot_curves(
@@ -229,7 +193,7 @@ def plot_curves(
     >>> [line.get_label() for line in fig.axes[0].get_lines()]
     ['a', 'b']
     """
-    figure_class = _figure_class()
+    figure_class = matplotlib_figure()
     metrics = _as_metrics(metrics)
     frame = _select_n_features(_check_results(frame, metrics), n_features)
     frame = frame[_density_mask(frame, density)]
@@ -237,14 +201,16 @@ def plot_curves(
         raise ValueError(f"no results at density={density}")
     generators = _subset(frame, "generator", generators)
     learners = _subset(frame, "learner", learners)
-    colours = _colours(frame["learner"].unique())
+    colours = learner_colours(frame["learner"].unique())
     frame = frame[frame["generator"].isin(generators)]
     columns = ["generator"]
     columns += [
         c for c in ("graph", "data_model") if c in frame and frame[c].nunique() > 1
     ]
     # In the generators' chosen order; the stable sort keeps graphs sorted within.
-    panels = sorted(_panels(frame, columns), key=lambda kv: generators.index(kv[0][0]))
+    panels = sorted(
+        split_panels(frame, columns), key=lambda kv: generators.index(kv[0][0])
+    )
     n_rows, n_cols = len(metrics), len(panels)
     fig = figure_class(
         figsize=figsize or (4 * n_cols, 3 * n_rows), layout="constrained"
@@ -256,11 +222,11 @@ def plot_curves(
     for i, metric in enumerate(metrics):
         for j, (key, part) in enumerate(panels):
             ax = axes[i, j]
+            curves = _curves(part, metric)
             for index, learner in enumerate(learners):
-                rows = part[part["learner"] == learner]
-                if rows.empty:
+                if learner not in curves:
                     continue
-                curve = _curve(rows, metric)
+                curve = curves[learner]
                 failed = curve["failed"] > 0
                 any_failed |= bool(failed.any())
                 colour = colours[learner]
@@ -296,9 +262,9 @@ def plot_curves(
                     alpha=0.7,
                 )
             if i == 0:
-                ax.set_title(_panel_title(columns, key))
+                ax.set_title(panel_title(columns, key))
             if j == 0:
-                ax.set_ylabel(_label(metric))
+                ax.set_ylabel(metric_label(metric))
             if i == n_rows - 1:
                 ax.set_xlabel("n_samples")
             ax.set_xticks(sizes, [f"{size:g}" for size in sizes])
@@ -316,10 +282,10 @@ def plot_curves(
     )
     p = frame["n_features"].iloc[0]
     fig.suptitle(
-        f"p = {p}, {_density_title(density)}: mean over repeats (line) and its 95% "
+        f"p = {p}, {density_title(density)}: mean over repeats (line) and its 95% "
         "Student-t CI (vertical bar)"
     )
-    return _literal_text(fig)
+    return literal_text(fig)
 
 
 def _dodge(sizes: np.ndarray, n_learners: int) -> np.ndarray:
@@ -402,506 +368,6 @@ def plot_results(
         )
         for density in densities
     }
-
-
-def _panels(table: pd.DataFrame, columns: Sequence[str]) -> list[tuple[tuple, Any]]:
-    if not columns:
-        return [((), table)]
-    groups = table.groupby(list(columns), sort=True, dropna=False)
-    return [(key if isinstance(key, tuple) else (key,), part) for key, part in groups]
-
-
-def _panel_title(columns: Sequence[str], key: tuple) -> str:
-    parts = []
-    for column, value in zip(columns, key, strict=True):
-        if column == "generator":
-            parts.append(str(value))
-        elif column == "density":
-            parts.append(_density_title(None if pd.isna(value) else float(value)))
-        else:
-            parts.append(f"{column} {value}")
-    return ", ".join(parts) or "all scenarios"
-
-
-def plot_leaderboard(board: pd.DataFrame, *, n_cols: int | None = None) -> Figure:
-    """Mean ranks with bootstrap intervals, one panel per leaderboard group.
-
-    Parameters
-    ----------
-    board : pandas.DataFrame
-        The output of :func:`skggm_bench.benchmark.analysis.leaderboard.leaderboard`.
-    n_cols : int or None, default=None
-        Panels per row (default: the number of generators).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        In each panel the learners are listed by name, best first (top), with a
-        dot at the mean rank and a bar over its 95% interval; the figure's title
-        says that learners whose bars overlap are not told apart (tied). A learner
-        whose interval comes from fewer than ``MIN_REPEATS`` repeats is named with
-        a dagger, and the title says that its bar is the range of the resampled
-        means, not a 95% interval. A learner without a successful fit in the
-        group has no dot: its row reads "no data".
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from skggm_bench.benchmark.analysis.leaderboard import leaderboard
-    >>> from skggm_bench.benchmark.present.plotting import plot_leaderboard
-    >>> frame = pd.DataFrame({
-    ...     "generator": "G", "n_features": 10, "density": 0.1, "n_samples": 50,
-    ...     "repeat": [0, 0, 1, 1], "learner": ["a", "b"] * 2,
-    ...     "f1": [0.2, 0.6, 0.3, 0.7], "status": "ok"})
-    >>> fig = plot_leaderboard(leaderboard(frame, "f1"))
-    >>> [t.get_text() for t in fig.axes[0].get_yticklabels()]
-    ['b †', 'a †']
-    """
-    figure_class = _figure_class()
-    required = ["learner", "mean_rank", "rank_low", "rank_high"]
-    missing = [c for c in required if c not in board.columns]
-    if missing:
-        raise ValueError(f"board lacks the leaderboard columns {missing}")
-    columns = [c for c in board.attrs.get("by", ()) if c in board.columns]
-    panels = _panels(board, columns)
-    n_generators = board["generator"].nunique() if "generator" in board else 1
-    n_cols = n_cols or min(len(panels), max(n_generators, 1))
-    n_rows = -(-len(panels) // n_cols)
-    k = board["learner"].nunique()
-    fig = figure_class(
-        figsize=(4 * n_cols, (0.35 * k + 1.4) * n_rows), layout="constrained"
-    )
-    axes = fig.subplots(n_rows, n_cols, squeeze=False).ravel()
-    colours = _colours(board["learner"].unique())
-    for ax, (key, part) in zip(axes, panels, strict=False):
-        part = part.sort_values("mean_rank", kind="stable", na_position="last")
-        y = np.arange(len(part))[::-1]
-        low = (part["mean_rank"] - part["rank_low"]).fillna(0).clip(lower=0)
-        high = (part["rank_high"] - part["mean_rank"]).fillna(0).clip(lower=0)
-        for yi, (_, row), lo, hi in zip(y, part.iterrows(), low, high, strict=True):
-            if pd.isna(row["mean_rank"]):
-                ax.text(
-                    (k + 1) / 2,
-                    yi,
-                    "no data (no successful fit)",
-                    ha="center",
-                    va="center",
-                    fontsize=8,
-                    color=_GREY,
-                    style="italic",
-                )
-                continue
-            ax.errorbar(
-                row["mean_rank"],
-                yi,
-                xerr=[[lo], [hi]],
-                fmt="o",
-                color=colours[row["learner"]],
-                capsize=3,
-            )
-        # A learner without a rank here has no interval to qualify.
-        thin = thin_rows(part) & part["mean_rank"].notna().to_numpy()
-        names = [
-            f"{name} {THIN_MARK}" if marked else name
-            for name, marked in zip(part["learner"], thin, strict=True)
-        ]
-        ax.set_yticks(y, names)
-        ax.set_xlim(0.5, k + 0.5)
-        ax.set_ylim(-0.6, len(part) - 0.4)
-        ax.set_xlabel("mean rank (1 = best)")
-        ax.set_title(_panel_title(columns, key), fontsize=10)
-        ax.grid(True, axis="x", alpha=0.3)
-    for ax in axes[len(panels) :]:
-        ax.set_visible(False)
-    metric = board.attrs.get("metric", "metric")
-    ranked = board[board["mean_rank"].notna()]
-    thin = f"\n{_THIN_LEGEND}" if thin_rows(ranked).any() else ""
-    fig.suptitle(
-        f"Leaderboard by {_label(metric)}: mean rank (dot) and 95% bootstrap CI "
-        f"(bar){thin}\nlearners whose bars overlap are not told apart (tied)",
-        fontsize=10,
-    )
-    return _literal_text(fig)
-
-
-def _spread(values: np.ndarray, gap: float) -> np.ndarray:
-    """Label positions near ``values`` at least ``gap`` apart (keeps the order)."""
-    if values.size == 0:
-        return values.astype(float)
-    order = np.argsort(values, kind="stable")
-    placed = values[order].astype(float)
-    for i in range(1, len(placed)):
-        placed[i] = max(placed[i], placed[i - 1] + gap)
-    # Centre the pushed block on the original values so labels stay near points.
-    placed -= (placed - values[order]).mean()
-    result = np.empty_like(placed)
-    result[order] = placed
-    return result
-
-
-def _wrap(name: str, width: int = 14) -> str:
-    """Break a long CamelCase generator name at a capital, for tick labels."""
-    if len(name) <= width:
-        return name
-    capitals = [i for i, c in enumerate(name) if c.isupper() and i > 0]
-    if not capitals:
-        return name
-    cut = min(capitals, key=lambda i: abs(i - len(name) / 2))
-    return f"{name[:cut]}\n{name[cut:]}"
-
-
-def _no_data_note(names: Sequence[str], where: str) -> str:
-    return f"no data under {where}: {', '.join(names)}" if len(names) else ""
-
-
-def plot_rank_shift(shift: pd.DataFrame) -> Figure:
-    """Each learner's position under two generators, one panel per group.
-
-    Parameters
-    ----------
-    shift : pandas.DataFrame
-        The output of :func:`skggm_bench.benchmark.analysis.leaderboard.rank_shift`.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        A bump chart per group: a line per learner from its mean rank under
-        ``from_generator`` (left) to its mean rank under ``to_generator``
-        (right), rank 1 on top, labelled with the learner's name at both ends;
-        solid lines are shifts whose bootstrap interval excludes 0, dashed lines
-        the others, dotted lines shifts over fewer than ``MIN_REPEATS`` repeats,
-        which are too few to tell (the figure legend says so). A learner with no
-        successful fit under one generator (``comparison == "no data"``) gets no
-        line: only a hollow marker on the side where it has a rank, and the panel
-        names it below the chart.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from skggm_bench.benchmark.analysis.leaderboard import rank_shift
-    >>> from skggm_bench.benchmark.present.plotting import plot_rank_shift
-    >>> rows = [
-    ...     {"generator": g, "n_features": 10, "density": 0.1, "n_samples": 50,
-    ...      "repeat": r, "learner": name, "f1": f1, "status": "ok"}
-    ...     for r in range(4)
-    ...     for g, scores in [("DD", {"a": 0.5, "b": 0.1}),
-    ...                       ("TO", {"a": 0.3, "b": 0.8})]
-    ...     for name, f1 in scores.items()]
-    >>> fig = plot_rank_shift(rank_shift(pd.DataFrame(rows), "f1", "DD", "TO"))
-    >>> [(line.get_label(), line.get_linestyle()) for line in fig.axes[0].get_lines()]
-    [('b', ':'), ('a', ':')]
-    """
-    figure_class = _figure_class()
-    from matplotlib.lines import Line2D
-
-    required = ["learner", "mean_rank_from", "mean_rank_to", "significant"]
-    missing = [c for c in required if c not in shift.columns]
-    if missing:
-        raise ValueError(f"shift lacks the rank-shift columns {missing}")
-    columns = [c for c in shift.attrs.get("by", ()) if c in shift.columns]
-    source = shift.attrs.get("from_generator", "from")
-    target = shift.attrs.get("to_generator", "to")
-    panels = _panels(shift, columns)
-    k = shift["learner"].nunique()
-    fig = figure_class(
-        figsize=(3.6 * len(panels), 0.45 * k + 2.4), layout="constrained"
-    )
-    axes = fig.subplots(1, len(panels), squeeze=False).ravel()
-    colours = _colours(shift["learner"].unique())
-    any_lone = False
-    lines = shift[shift["comparison"] == "compared"] if "comparison" in shift else shift
-    any_thin = bool(thin_rows(lines).any())
-    for ax, (key, part) in zip(axes, panels, strict=True):
-        # Mean ranks (not positions) on the y axis: they rarely coincide, and the
-        # distance between two learners shows how clear their order is.
-        y_from = part["mean_rank_from"].to_numpy(float)
-        y_to = part["mean_rank_to"].to_numpy(float)
-        if "comparison" in part:
-            compared = (part["comparison"] == "compared").to_numpy()
-        else:
-            compared = ~(np.isnan(y_from) | np.isnan(y_to))
-        label_from = np.full(len(part), np.nan)
-        label_to = np.full(len(part), np.nan)
-        has_from, has_to = ~np.isnan(y_from), ~np.isnan(y_to)
-        label_from[has_from] = _spread(y_from[has_from], gap=0.22 * k / 6)
-        label_to[has_to] = _spread(y_to[has_to], gap=0.22 * k / 6)
-        thin = thin_rows(part)
-        for i, row in enumerate(part.itertuples(index=False)):
-            colour = colours[row.learner]
-            if compared[i]:
-                ax.plot(
-                    [0, 1],
-                    [y_from[i], y_to[i]],
-                    ":" if thin[i] else ("-" if row.significant else "--"),
-                    marker="o",
-                    color=colour,
-                    label=row.learner,
-                )
-            for side, y, label, has in (
-                (0, y_from, label_from, has_from),
-                (1, y_to, label_to, has_to),
-            ):
-                if not has[i]:
-                    continue
-                if not compared[i]:
-                    # A rank on this side only: a hollow marker, never a line.
-                    any_lone = True
-                    ax.scatter(
-                        [side], [y[i]], facecolors="none", edgecolors=[colour], s=30
-                    )
-                ax.text(
-                    -0.06 if side == 0 else 1.06,
-                    label[i],
-                    row.learner,
-                    ha="right" if side == 0 else "left",
-                    va="center",
-                    fontsize=8,
-                )
-        learners = part["learner"].to_numpy()
-        notes = [
-            _no_data_note(learners[~has_from], source),
-            _no_data_note(learners[~has_to], target),
-        ]
-        note = "\n".join(_wrap_text(n) for n in notes if n)
-        if note:
-            ax.text(
-                0.5,
-                -0.16,
-                note,
-                transform=ax.transAxes,
-                ha="center",
-                va="top",
-                fontsize=7,
-                color=_GREY,
-                style="italic",
-            )
-        ax.set_xticks([0, 1], [_wrap(source), _wrap(target)], fontsize=8)
-        ax.set_xlim(-0.7, 1.7)
-        ax.set_ylim(k + 0.5, 0.5)
-        ax.set_yticks(range(1, k + 1))
-        ax.set_ylabel("mean rank (1 = best)")
-        ax.set_title(_panel_title(columns, key), fontsize=10)
-    handles = [
-        Line2D([], [], color="0.2", ls="-", marker="o", label="change beyond 95% CI"),
-        Line2D([], [], color="0.2", ls="--", marker="o", label="change within 95% CI"),
-    ]
-    if any_thin:
-        handles.append(
-            Line2D(
-                [],
-                [],
-                color="0.2",
-                ls=":",
-                marker="o",
-                label=f"fewer than {MIN_REPEATS} repeats: too few to tell",
-            )
-        )
-    if any_lone:
-        handles.append(
-            Line2D(
-                [],
-                [],
-                ls="none",
-                marker="o",
-                markerfacecolor="none",
-                markeredgecolor="0.2",
-                label="rank on one side only (no data on the other)",
-            )
-        )
-    fig.legend(
-        handles=handles,
-        loc="outside lower center",
-        ncols=len(handles),
-        fontsize=8,
-    )
-    metric = shift.attrs.get("metric", "metric")
-    fig.suptitle(f"Rank shift by {_label(metric)}: mean rank under each generator")
-    return _literal_text(fig)
-
-
-def _wrap_text(text: str, width: int = 40) -> str:
-    """Break a note into lines of about ``width`` characters, at spaces."""
-    import textwrap
-
-    return "\n".join(textwrap.wrap(text, width))
-
-
-def _cliques(ranks: np.ndarray, cd: float) -> list[tuple[int, int]]:
-    """Maximal runs ``(i, j)`` of sorted ``ranks`` spanning less than ``cd``.
-
-    These are the groups of learners no two of which differ significantly
-    (Nemenyi): the bars of a critical-difference diagram.
-    """
-    runs: list[tuple[int, int]] = []
-    for i in range(len(ranks)):
-        j = int(np.searchsorted(ranks, ranks[i] + cd, side="left")) - 1
-        # Keep a run only if it has two learners and is not inside the previous one.
-        if j > i and (not runs or j > runs[-1][1]):
-            runs.append((i, j))
-    return runs
-
-
-def plot_critical_difference(cd: pd.DataFrame, *, n_cols: int | None = None) -> Figure:
-    """Critical-difference diagrams (Demšar 2006), one panel per group.
-
-    Parameters
-    ----------
-    cd : pandas.DataFrame
-        The output of
-        :func:`skggm_bench.benchmark.analysis.leaderboard.critical_difference`.
-    n_cols : int or None, default=None
-        Panels per row (default: the number of generators).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        In each panel an axis of mean ranks (1 = best, on the left) and every
-        learner labelled directly with its name and mean rank, the better half
-        on the left, the other half on the right. Thick black bars join learners
-        whose mean ranks differ by less than the Nemenyi critical difference:
-        no pair within a bar differs significantly. The critical difference is
-        drawn above the axis as a bar of its length, marked ``CD = <value>``.
-        Panel titles give the Friedman p-value and the number of blocks;
-        learners without data are listed below the axis.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from skggm_bench.benchmark.analysis.leaderboard import critical_difference
-    >>> from skggm_bench.benchmark.present.plotting import plot_critical_difference
-    >>> frame = pd.DataFrame({
-    ...     "generator": "G", "n_features": 10, "density": 0.1, "n_samples": 50,
-    ...     "repeat": [r for r in range(4) for _ in "abc"],
-    ...     "learner": list("abc") * 4,
-    ...     "f1": [0.9, 0.5, 0.1, 0.9, 0.5, 0.1, 0.9, 0.1, 0.5, 0.9, 0.5, 0.1],
-    ...     "status": "ok"})
-    >>> fig = plot_critical_difference(critical_difference(frame, "f1"))
-    >>> sorted(t.get_text() for t in fig.axes[0].texts if "CD" in t.get_text())
-    ['CD = 1.66']
-    >>> len([line for line in fig.axes[0].get_lines() if line.get_gid() == "clique"])
-    2
-    """
-    figure_class = _figure_class()
-    required = ["learner", "mean_rank", "critical_difference", "p_value", "n_blocks"]
-    missing = [c for c in required if c not in cd.columns]
-    if missing:
-        raise ValueError(f"cd lacks the critical-difference columns {missing}")
-    columns = [c for c in cd.attrs.get("by", ()) if c in cd.columns]
-    panels = _panels(cd, columns)
-    n_generators = cd["generator"].nunique() if "generator" in cd else 1
-    n_cols = n_cols or min(len(panels), max(n_generators, 1))
-    n_rows = -(-len(panels) // n_cols)
-    k_max = max(int(part["mean_rank"].notna().sum()) for _, part in panels)
-    height = 0.22 * max(k_max, 2) + 1.6
-    fig = figure_class(figsize=(6 * n_cols, height * n_rows), layout="constrained")
-    axes = fig.subplots(n_rows, n_cols, squeeze=False).ravel()
-    colours = _colours(cd["learner"].unique())
-    for ax, (key, part) in zip(axes, panels, strict=False):
-        _draw_cd_panel(ax, part, colours)
-        ax.set_title(_cd_title(columns, key, part), fontsize=9)
-    for ax in axes[len(panels) :]:
-        ax.set_visible(False)
-    metric = cd.attrs.get("metric", "metric")
-    alpha = cd.attrs.get("alpha", 0.05)
-    fig.suptitle(
-        f"Critical differences by {_label(metric)} (Friedman test, Nemenyi post-hoc "
-        f"at level {alpha:g})\nlearners joined by a black bar do not differ "
-        "significantly",
-        fontsize=10,
-    )
-    return _literal_text(fig)
-
-
-def _cd_title(columns: Sequence[str], key: tuple, part: pd.DataFrame) -> str:
-    title = _panel_title(columns, key)
-    first = part.iloc[0]
-    if pd.isna(first["p_value"]):
-        return f"{title}: fewer than two learners with data, no test"
-    verdict = "" if first.get("different", True) else ", no significant difference"
-    return (
-        f"{title}: Friedman p = {first['p_value']:.2g}{verdict}, "
-        f"N = {int(first['n_blocks'])} blocks"
-    )
-
-
-def _draw_cd_panel(ax: Any, part: pd.DataFrame, colours: dict[str, Any]) -> None:
-    """One critical-difference diagram in ``ax``, drawn in rank units."""
-    ax.set_axis_off()
-    ranked = part[part["mean_rank"].notna()].sort_values("mean_rank", kind="stable")
-    without = part.loc[part["mean_rank"].isna(), "learner"].tolist()
-    k = len(ranked)
-    if without:
-        ax.text(
-            0.5,
-            0.0,
-            _wrap_text(f"no data: {', '.join(without)}", 80),
-            transform=ax.transAxes,
-            ha="center",
-            va="bottom",
-            fontsize=7,
-            color=_GREY,
-            style="italic",
-        )
-    if k < 2:
-        ax.text(
-            0.5,
-            0.6,
-            "fewer than two learners with data",
-            transform=ax.transAxes,
-            ha="center",
-            fontsize=8,
-            color=_GREY,
-        )
-        return
-    ranks = ranked["mean_rank"].to_numpy(float)
-    names = ranked["learner"].tolist()
-    cd = float(ranked["critical_difference"].iloc[0])
-    # The rank axis spans the middle of the panel; labels hang off both ends.
-    margin = 0.9 * (k - 1)
-    ax.set_xlim(1 - margin, k + margin)
-    n_left = -(-k // 2)
-    n_label_rows = max(n_left, k - n_left)
-    ax.set_ylim(-(n_label_rows + 0.9) * 0.35 - 0.25, 0.9)
-    ax.plot([1, k], [0, 0], color="0.1", lw=1)
-    for tick in range(1, k + 1):
-        ax.plot([tick, tick], [0, 0.06], color="0.1", lw=1)
-        ax.text(tick, 0.1, str(tick), ha="center", va="bottom", fontsize=8)
-    ax.text((1 + k) / 2, 0.32, "mean rank (1 = best)", ha="center", fontsize=8)
-    if np.isfinite(cd):
-        ax.plot([1, 1 + cd], [0.65, 0.65], color=_GREY, lw=2, gid="cd")
-        for end in (1, 1 + cd):
-            ax.plot([end, end], [0.6, 0.7], color=_GREY, lw=1)
-        ax.text(
-            1 + cd / 2, 0.74, f"CD = {cd:.2f}", ha="center", fontsize=8, color=_GREY
-        )
-    left_x, right_x = 1 - 0.15 * margin, k + 0.15 * margin
-    for i, (rank, name) in enumerate(zip(ranks, names, strict=True)):
-        left = i < n_left
-        row = i if left else k - 1 - i
-        y = -(row + 1) * 0.35 - 0.2
-        end = left_x if left else right_x
-        colour = colours[name]
-        ax.plot([rank, rank, end], [0, y, y], color=colour, lw=1)
-        ax.plot([rank], [0], "o", color=colour, ms=4)
-        ax.text(
-            end - 0.05 if left else end + 0.05,
-            y,
-            f"{name} ({rank:.2f})",
-            ha="right" if left else "left",
-            va="center",
-            fontsize=8,
-        )
-    if np.isfinite(cd):
-        for level, (i, j) in enumerate(_cliques(ranks, cd)):
-            y = -0.1 - 0.07 * level
-            ax.plot(
-                [ranks[i] - 0.03, ranks[j] + 0.03],
-                [y, y],
-                color="black",
-                lw=3,
-                solid_capstyle="butt",
-                gid="clique",
-            )
 
 
 # Axis labels of the cell columns that measure how hard a true graph is.
@@ -1013,7 +479,7 @@ def plot_difficulty(
     >>> sorted(t.get_text() for t in fig.legends[0].get_texts())
     ['a', 'b']
     """
-    figure_class = _figure_class()
+    figure_class = matplotlib_figure()
     from matplotlib.lines import Line2D
 
     frame = _check_results(frame, [metric, difficulty])
@@ -1023,16 +489,16 @@ def plot_difficulty(
     columns += [
         c for c in ("graph", "data_model") if c in frame and frame[c].nunique() > 1
     ]
-    panels = _panels(frame, columns)
+    panels = split_panels(frame, columns)
     n_cols = min(len(panels), 3)
     n_rows = -(-len(panels) // n_cols)
     fig = figure_class(figsize=(4.2 * n_cols, 3.4 * n_rows), layout="constrained")
     axes = fig.subplots(n_rows, n_cols, squeeze=False, sharey=True).ravel()
     learners = sorted(frame["learner"].unique())
-    colours = _colours(learners)
+    colours = learner_colours(learners)
     for ax, (key, rows) in zip(axes, panels, strict=False):
         points = _per_graph(rows, metric, difficulty)
-        ax.set_title(_panel_title(columns, key), fontsize=10)
+        ax.set_title(panel_title(columns, key), fontsize=10)
         ax.set_xlabel(_DIFFICULTY_LABELS.get(difficulty, difficulty))
         ax.grid(True, alpha=0.3)
         if points.empty:
@@ -1044,7 +510,7 @@ def plot_difficulty(
                 ha="center",
                 va="center",
                 fontsize=8,
-                color=_GREY,
+                color=GREY,
                 style="italic",
             )
             continue
@@ -1063,7 +529,7 @@ def plot_difficulty(
             trend = _binned_means(mine, edges)
             ax.plot(trend["x"], trend["y"], "-o", color=colour, ms=3, lw=1.4)
     for ax in axes[: len(panels) : n_cols]:
-        ax.set_ylabel(_label(metric))
+        ax.set_ylabel(metric_label(metric))
     for ax in axes[len(panels) :]:
         ax.set_visible(False)
     handles = [
@@ -1080,6 +546,6 @@ def plot_difficulty(
         title_fontsize=8,
     )
     fig.suptitle(
-        f"{_label(metric)} against the difficulty of the true graph", fontsize=10
+        f"{metric_label(metric)} against the difficulty of the true graph", fontsize=10
     )
-    return _literal_text(fig)
+    return literal_text(fig)

@@ -77,7 +77,12 @@ from ._tables import (
 )
 from ._text import evidence_line, report_tables
 
-__all__ = ["REFERENCE_GENERATOR", "REPORT_NAME", "write_report"]
+__all__ = [
+    "REFERENCE_GENERATOR",
+    "REPORT_NAME",
+    "write_analysis_report",
+    "write_report",
+]
 
 #: File name of the report inside ``out_dir``.
 REPORT_NAME = "report.html"
@@ -468,6 +473,80 @@ def write_report(
         n_bootstrap=n_bootstrap,
         tie_tolerance=tie_tolerance,
     )
+    return write_analysis_report(
+        analysis,
+        out_dir,
+        curve_metrics=curve_metrics,
+        title=title,
+        metadata=metadata,
+    )
+
+
+def write_analysis_report(
+    analysis: Analysis,
+    out_dir: str | Path,
+    *,
+    curve_metrics: Sequence[str] | None = None,
+    title: str = "skggm-bench report",
+    metadata: Mapping[str, Any] | None = None,
+) -> Path:
+    """Write the report of :func:`write_report` from an analysis already computed.
+
+    The report of ``analyse(frame, metric, ...)`` is that of ``write_report(frame,
+    out_dir, metric=metric, ...)``; a caller that needs the analysis itself (the
+    results site shows its findings and tables) computes it once.
+
+    Parameters
+    ----------
+    analysis : Analysis
+        The result of :func:`~skggm_bench.benchmark.analysis._analysis.analyse`.
+    out_dir : str or pathlib.Path
+        Directory for ``report.html``, ``figures/*.png`` and ``tables/*.csv``
+        and ``*.tex`` (created if missing; files of an earlier report are
+        overwritten).
+    curve_metrics : sequence of str or None, default=None
+        Metrics plotted against the sample size; default TPR and PPV when the
+        results have them, else the analysis's metric.
+    title : str, default="skggm-bench report"
+        Page title.
+    metadata : mapping or None, default=None
+        Extra run information shown as JSON.
+
+    Returns
+    -------
+    pathlib.Path
+        Path of the HTML file.
+
+    Raises
+    ------
+    ValueError
+        If a curve metric is not in the results.
+    OSError
+        If ``out_dir`` cannot be created or written (checked before any work).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import pandas as pd
+    >>> from skggm_bench.benchmark.analysis._analysis import analyse
+    >>> from skggm_bench.benchmark.present.report import write_analysis_report
+    >>> frame = pd.DataFrame({
+    ...     "generator": "G", "n_features": 10, "density": 0.1,
+    ...     "n_samples": [50, 50, 100, 100], "repeat": 0,
+    ...     "learner": ["a", "b"] * 2, "tpr": [0.2, 0.6, 0.3, 0.7],
+    ...     "ppv": 0.8, "f1": [0.3, 0.6, 0.4, 0.7], "status": "ok"})
+    >>> analysis = analyse(frame, "f1", n_bootstrap=100)
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = write_analysis_report(analysis, tmp)
+    ...     text = path.read_text()
+    >>> "Findings" in text, path.name
+    (True, 'report.html')
+    """
+    if not isinstance(analysis, Analysis):
+        raise TypeError(
+            "analysis must be an Analysis (from analyse), got "
+            f"{type(analysis).__name__}"
+        )
     if curve_metrics is None:
         present = [m for m in ("tpr", "ppv") if m in analysis.frame.columns]
         curves = present or [analysis.metric]

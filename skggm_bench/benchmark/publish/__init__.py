@@ -5,6 +5,6 @@ Reads stores through :mod:`..results`, numbers through :mod:`..analysis`, words
 and figures through :mod:`..present`; never a learner.
 """
 
-from .site import PublishError, publish
+from .site import PublishError, check_site, publish, study_name
 
-__all__ = ["PublishError", "publish"]
+__all__ = ["PublishError", "check_site", "publish", "study_name"]

@@ -16,6 +16,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ...datasets import GRAPH_FAMILIES
+from ...datasets._families import follows_density
 from ...metrics import get_metric
 from ..analysis.leaderboard import leaderboard
 from ..present._wording import group_text
@@ -422,7 +424,10 @@ def redraw_calls(frame: pd.DataFrame, study: Mapping[str, Any]) -> pd.DataFrame:
         graph = dict(graphs.get(row.graph) or {"family": row.graph})
         family = graph.pop("family", row.graph)
         extra = "".join(f", {k}={v!r}" for k, v in graph.items())
-        density = "None" if pd.isna(row.density) else repr(float(row.density))
+        # A fixed-structure graph (hub, chain, band with a bandwidth) records its
+        # realised density in its rows, but is drawn with density=None.
+        fixed = family in GRAPH_FAMILIES and not follows_density(family, graph)
+        density = "None" if fixed or pd.isna(row.density) else repr(float(row.density))
         model = models.get(row.data_model)
         calls.append(
             "skggm_bench.datasets.make_ggm("

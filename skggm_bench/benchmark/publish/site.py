@@ -54,7 +54,7 @@ from ..present._tables import (
     leaderboard_table,
     versions_table,
 )
-from ..present.report import write_report
+from ..present.report import write_analysis_report
 from ..results._provenance import first_difference, split_study, versions_seen
 from ..results.store import (
     MergeError,
@@ -67,7 +67,7 @@ from ..results.store import (
 from . import _content
 from ._manifest import manifest_problem, sha256_file, write_manifest
 
-__all__ = ["SITE_FILE", "PublishError", "publish"]
+__all__ = ["SITE_FILE", "PublishError", "check_site", "publish", "study_name"]
 
 #: The file that marks a folder as a site, and lists its studies and versions.
 SITE_FILE = "site.json"
@@ -86,8 +86,16 @@ def _slug(name: str) -> str:
     return f"{safe}-{hashlib.sha256(name.encode()).hexdigest()[:8]}"
 
 
-def _study_name(path: Path) -> str:
-    return _SHARD.sub("", path.stem)
+def study_name(path: str | os.PathLike) -> str:
+    """The study a store is published as: its file name, shard suffix dropped.
+
+    Examples
+    --------
+    >>> from skggm_bench.benchmark.publish import study_name
+    >>> study_name("results/quick.shard-2-of-8.sqlite")
+    'quick'
+    """
+    return _SHARD.sub("", Path(path).stem)
 
 
 def _environment() -> Any:
@@ -126,6 +134,35 @@ def _plotly_js() -> str:
 # -- checks --------------------------------------------------------------------
 
 
+def check_site(out: str | os.PathLike) -> None:
+    """Refuse ``out`` as a site folder unless it is new, empty or a whole site.
+
+    What :func:`publish` checks first, for a caller that has work to do before it
+    publishes (``skggm-bench run --against STORE --publish SITE``).
+
+    Raises
+    ------
+    PublishError
+        If ``out`` is a file, holds files that are not a site, or is a site
+        whose files do not match its manifest.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from skggm_bench.benchmark.publish import PublishError, check_site
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     check_site(pathlib.Path(tmp) / "new-site")  # a new folder: fine
+    ...     (pathlib.Path(tmp) / "notes.txt").write_text("mine")
+    ...     try:
+    ...         check_site(tmp)
+    ...     except PublishError as exc:
+    ...         print("refused")
+    4
+    refused
+    """
+    _check_site(Path(out))
+
+
 def _check_site(out: Path) -> dict | None:
     """The site at ``out`` (None for a new one), refused if it is not a whole site."""
     if out.exists() and not out.is_dir():
@@ -156,9 +193,9 @@ def _check_site(out: Path) -> dict | None:
     return site
 
 
-def _read_groups(stores: Sequence[Path]) -> dict[str, list[Path]]:
-    """The stores by study, each checked readable; the parts of one study must
-    share their data side."""
+def _read_groups(stores: Sequence[Path], name: str | None) -> dict[str, list[Path]]:
+    """The stores by study (all of them study ``name`` when given), each checked
+    readable; the parts of one study must share their data side."""
     groups: dict[str, list[Path]] = {}
     studies: dict[Path, dict] = {}
     for path in stores:
@@ -173,7 +210,7 @@ def _read_groups(stores: Sequence[Path]) -> dict[str, list[Path]]:
         if study is None or n_rows == 0:
             raise PublishError(f"{path} holds no study rows: there is nothing to show")
         studies[path] = study
-        groups.setdefault(_study_name(path), []).append(path)
+        groups.setdefault(name or study_name(path), []).append(path)
     for name, paths in groups.items():
         first, *others = paths
         for other in others:
@@ -270,14 +307,12 @@ def _write_version(
         before = read_export(previous_folder / "rows.parquet")
         old = json.loads((previous_folder / "summary.json").read_text("utf-8"))
         change = _content.changes(before, frame, old["learners"], learners)
-    report = write_report(
-        frame,
+    # The report of the analysis above: one analysis per study and version.
+    report = write_analysis_report(
+        analysis,
         folder / "report",
-        metric=analysis.metric,
         title=f"skggm-bench report: {name}, version {number}",
         metadata=meta,
-        n_bootstrap=n_bootstrap,
-        tie_tolerance=tie_tolerance,
     )
     figures = report.parent / "figures"
     shifts = sorted(figures.glob("rank_shift_*.png"))
@@ -412,6 +447,7 @@ def publish(
     metric: str = "f1",
     n_bootstrap: int = 1000,
     tie_tolerance: float = DEFAULT_TIE_TOLERANCE,
+    study: str | None = None,
 ) -> list[dict[str, Any]]:
     """Publish results stores as versions of studies in a static site.
 
@@ -429,6 +465,10 @@ def publish(
         Bootstrap replicates of every interval.
     tie_tolerance : float, default=1e-4
         Relative difference within which two values share their rank.
+    study : str or None, default=None
+        Publish every store as this one study (e.g. a study extended with new
+        learners, published as a new version of the study it extends); by
+        default each store's study is :func:`study_name` of its path.
 
     Returns
     -------
@@ -467,7 +507,13 @@ def publish(
     if not paths:
         raise PublishError("give at least one results store to publish")
     site = _check_site(out)
-    groups = _read_groups(paths)
+    if study is not None and (
+        not isinstance(study, str)
+        or study in ("", ".", "..")
+        or re.search(r"[/\\]", study)
+    ):
+        raise PublishError(f"study must be a name (no folder), got {study!r}")
+    groups = _read_groups(paths, study)
     plotly_js = _plotly_js()
     environment = _environment()
     site = site or {"format": _FORMAT, "generator": "skggm-bench", "studies": {}}
