@@ -8,10 +8,16 @@ order, and what it prints -- not the commands themselves (tests/test_cli.py).
 
 import shutil
 import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -133,3 +139,18 @@ def test_pre_commit_runs_the_lint_target_commands():
         ".venv/bin/ruff format --check",
         ".venv/bin/mypy",
     ]
+
+
+def test_make_test_lints_then_runs_the_suite_with_its_coverage_floor(venv, tmp_path):
+    # The README's test command does everything CI checks: ruff, mypy, then the
+    # suite under coverage, whose floor is pyproject.toml's fail_under.
+    venv, log = venv
+    for tool in ("ruff", "mypy"):
+        _script(venv / "bin" / tool, f'echo "{tool} $*" >> {log}\n')
+    make("test", venv, str(tmp_path))
+    calls = log.read_text().splitlines()
+    assert calls[-1] == "python -m pytest -q --cov --cov-report=term"
+    assert calls.index("mypy ") < len(calls) - 1
+    floor = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["coverage"]
+    assert 80 <= floor["report"]["fail_under"] < 100
+    assert floor["run"]["branch"] is True
