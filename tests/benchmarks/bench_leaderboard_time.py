@@ -18,7 +18,8 @@ scikit-learn's ``GraphicalLassoCV`` (``glasso_cv``) apart, and the learners that
 cost the most; then, per side, the medians; then the rows of the first baseline
 store against the first store of the head: the same keys, and per metric how many
 rows are equal, differ by at most ``1e-9``, or differ more, with the learners
-whose rows differ.
+whose rows differ. ``--compare OLD NEW`` prints only that comparison (and the fit
+times) for two stores kept by ``--keep``.
 """
 
 import argparse
@@ -191,7 +192,22 @@ def main() -> None:
     parser.add_argument(
         "--keep", metavar="DIR", help="write the stores here rather than to a temp dir"
     )
+    parser.add_argument(
+        "--compare",
+        nargs=2,
+        metavar=("OLD", "NEW"),
+        help="only compare the rows of two stores (e.g. kept by --keep) and exit",
+    )
     args = parser.parse_args()
+    if args.compare:
+        old, new = (read_rows(store) for store in args.compare)
+        for store, rows in zip(args.compare, (old, new), strict=True):
+            sums = fit_times(rows)
+            ours = sum(t for n, t in sums.items() if n not in SKLEARN_LEARNERS)
+            named = ", ".join(f"{n} {t:.1f}" for n, t in sorted(sums.items()))
+            print(f"{store}: {len(rows)} rows, fit_time ours {ours:.1f} s; {named}")
+        compare(old, new)
+        return
     head = subprocess.run(
         ["git", "rev-parse", "--short", args.head],
         check=True,
