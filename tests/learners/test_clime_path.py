@@ -86,3 +86,31 @@ def test_columns_whose_path_breaks_down_are_solved_by_highs(monkeypatch):
     monkeypatch.setattr(clime_path_module, "_paths", broken)
     np.testing.assert_array_equal(CLIME().adjacency_path(X, alphas), expected)
     assert expected[-1].any()
+
+
+def test_fit_is_the_path_at_its_penalty():
+    """``CLIME.fit`` reads its columns off the path (no HiGHS call): exactly the
+    path's solution at ``alpha_``, symmetrised and rescaled."""
+    X = sparse_gaussian_data(100, 30, 6) * np.linspace(1.0, 2.0, 30)
+    est = CLIME().fit(X)
+    S = CLIME()._perturbed_correlation(X)
+    solutions, solved = clime_path(S, [est.alpha_])
+    assert solved.all()
+    B = solutions[0]
+    smaller = np.where(np.abs(B) <= np.abs(B.T), B, B.T)
+    scale = X.std(axis=0)
+    np.testing.assert_array_equal(est.precision_, smaller / np.outer(scale, scale))
+
+
+def test_fit_where_the_path_breaks_down_is_solved_by_highs(monkeypatch):
+    X = sparse_gaussian_data(60, 15, 4)
+    expected = CLIME(alpha=0.2).fit(X)
+
+    def broken(S, grid, cols, out, solved):
+        """Reads nothing."""
+
+    monkeypatch.setattr(clime_path_module, "_paths", broken)
+    by_highs = CLIME(alpha=0.2).fit(X)
+    np.testing.assert_array_equal(by_highs.adjacency_, expected.adjacency_)
+    np.testing.assert_allclose(by_highs.precision_, expected.precision_, atol=1e-9)
+    assert expected.adjacency_.any()
