@@ -1,7 +1,7 @@
 """The site's ``redraw.csv``: each call, run, draws the very data its row was fit on.
 
 A published row names the data it was fit on by ``data_hash`` (the harness's
-hash of the observed ``X`` and the true matrix, ``plan._tasks.data_hash``).
+hash of the observed ``X`` and the true matrix, ``run._worker.data_hash``).
 Each call of ``redraw.csv`` is parsed, never evaluated as a string: only
 ``skggm_bench.datasets.make_ggm`` with keyword arguments that are literals or
 classes of skggm_bench called with literal keywords is accepted, then run, and
@@ -16,8 +16,8 @@ import pytest
 from sklearn.covariance import LedoitWolf
 
 from skggm_bench.benchmark import Benchmark
-from skggm_bench.benchmark.plan._tasks import data_hash
 from skggm_bench.benchmark.publish import publish
+from skggm_bench.benchmark.run._worker import data_hash
 from skggm_bench.datasets import Gaussian, MultivariateT, make_ggm
 from skggm_bench.generators import DiagonalDominance, TriangulatedOrthogonalization
 
