@@ -58,6 +58,7 @@ from ._glasso_descent import (
     mirror_upper,
     precision_from,
     regressions,
+    screening_graph,
     symmetric_part,
 )
 
@@ -623,8 +624,6 @@ def graphical_lasso_path(
     S, _ = symmetric_part(S, unit)
     alphas = np.asarray(alphas, dtype=float) / unit
     p = S.shape[0]
-    offdiag_abs = np.abs(S)
-    np.fill_diagonal(offdiag_abs, 0.0)
     # Every entry is written (np.divide below): no zero fill.
     precisions = np.empty((alphas.size, p, p))
     solved = np.ones(alphas.size, dtype=bool)
@@ -640,8 +639,12 @@ def graphical_lasso_path(
         # not (a p x p assembly, and an inverse per Newton-solved component).
         last = k == order[-1]
         # From a sparse graph: scipy reads a dense one through a masked array,
-        # 2.6x slower at p = 1000 and 2000 (6.2 against 2.4 ms at p = 1000).
-        graph = sparse.csr_array(offdiag_abs > alpha)
+        # 2.6x slower at p = 1000 and 2000 (6.2 against 2.4 ms at p = 1000);
+        # built from S in one compiled pass.
+        indptr, indices = screening_graph(S, alpha)
+        graph = sparse.csr_array(
+            (np.ones(indices.size, dtype=bool), indices, indptr), shape=(p, p)
+        )
         _, labels = connected_components(graph, directed=False)
         sizes = np.bincount(labels)
         components = [np.flatnonzero(labels == c) for c in np.flatnonzero(sizes > 1)]

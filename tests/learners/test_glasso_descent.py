@@ -7,6 +7,7 @@ ones and from the starts the path solver hands it."""
 import numpy as np
 import pytest
 from glasso_optimality import kkt_violation
+from scipy import sparse
 from scipy.sparse.csgraph import connected_components
 from sklearn.covariance import empirical_covariance
 from sklearn.preprocessing import StandardScaler
@@ -21,6 +22,7 @@ from skggm_bench.learners._glasso_descent import (
     mirror_upper,
     precision_from,
     regressions,
+    screening_graph,
     symmetric_part,
 )
 from skggm_bench.learners._glasso_descent import (
@@ -295,3 +297,18 @@ def test_into_box(p):
     kept = inside.copy()
     into_box(S, kept, alpha)
     assert np.array_equal(kept, inside)
+
+
+@pytest.mark.parametrize("p", SIZES)
+def test_screening_graph(p):
+    """``screening_graph`` is the CSR form of ``|S_ij| > alpha`` off the
+    diagonal, columns sorted, including a penalty equal to an entry (not
+    above it: not an edge) and one above every entry (no edges)."""
+    _, S = sparse_precision(p, p)
+    off = np.abs(S)
+    np.fill_diagonal(off, 0.0)
+    for alpha in (np.median(off), off.max(), 0.5 * off.max()):
+        indptr, indices = screening_graph(S, alpha)
+        expected = sparse.csr_array(off > alpha)
+        np.testing.assert_array_equal(indptr, expected.indptr)
+        np.testing.assert_array_equal(indices, expected.indices)
