@@ -29,7 +29,7 @@ and checks the optimality conditions from a fresh inverse: this kernel is only
 a fast way to a point near the minimiser.
 """
 
-from libc.math cimport fabs, isfinite
+from libc.math cimport INFINITY, fabs, isfinite
 from libc.string cimport memset
 from scipy.linalg.cython_blas cimport daxpy
 
@@ -201,3 +201,214 @@ def block_descent(
     if status < 0:
         return -1, float("inf")
     return sweep + 1, change
+
+
+# The dense p x p steps around the descent, compiled: in numpy each was a
+# pass with a fresh p x p temporary (whose pages are faulted in on first
+# write), some of them transposed; at p = 2000 they took longer than the
+# descent itself (0.3 of 0.55 s outside the kernel, _glasso_path._descend).
+# Square tiles of this side keep a transposed read in cache.
+cdef Py_ssize_t _TILE = 64
+
+
+def symmetric_part(const double[:, :] S, double unit, bint check=False):
+    """``(S + S^T) / 2`` divided by ``unit``, and whether ``S`` is symmetric.
+
+    Each entry is ``0.5 * (S_ij / unit + S_ji / unit)``, as numpy computes
+    ``0.5 * (S / unit + (S / unit).T)``, read in tiles. With ``check``, ``S``
+    counts as symmetric where every pair is within ``1e-12 max|S| + 1e-10
+    min(|S_ij|, |S_ji|)`` (np.allclose's test both ways round); without it
+    the answer is True.
+    """
+    cdef Py_ssize_t n = S.shape[0], i, j, ib, jb, bi, bj, i_end, j_end
+    cdef Py_ssize_t tiles = (n + _TILE - 1) // _TILE
+    cdef double a, b, largest = 0.0, slack
+    cdef bint symmetric = True
+    out_array = np.empty((n, n))
+    cdef double[:, ::1] out = out_array
+    with nogil:
+        if check:
+            for i in range(n):
+                for j in range(n):
+                    if fabs(S[i, j]) > largest:
+                        largest = fabs(S[i, j])
+        slack = 1e-12 * largest
+        for bi in range(tiles):
+            ib = bi * _TILE
+            i_end = min(ib + _TILE, n)
+            for bj in range(bi, tiles):
+                jb = bj * _TILE
+                j_end = min(jb + _TILE, n)
+                for i in range(ib, i_end):
+                    for j in range(max(jb, i), j_end):
+                        a = S[i, j]
+                        b = S[j, i]
+                        if check and fabs(a - b) > slack + 1e-10 * min(fabs(a), fabs(b)):
+                            symmetric = False
+                        a = 0.5 * (a / unit + b / unit)
+                        out[i, j] = a
+                        out[j, i] = a
+    return out_array, symmetric
+
+
+def mirror_upper(double[:, ::1] A):
+    """Copy the upper triangle of ``A`` onto its lower one, in place, in tiles."""
+    cdef Py_ssize_t n = A.shape[0], i, j, ib, jb, bi, bj, i_end, j_end
+    cdef Py_ssize_t tiles = (n + _TILE - 1) // _TILE
+    with nogil:
+        for bi in range(tiles):
+            ib = bi * _TILE
+            i_end = min(ib + _TILE, n)
+            for bj in range(bi, tiles):
+                jb = bj * _TILE
+                j_end = min(jb + _TILE, n)
+                for j in range(jb, j_end):
+                    for i in range(ib, min(i_end, j)):
+                        A[j, i] = A[i, j]
+
+
+def into_box(const double[:, ::1] S, double[:, ::1] W, double alpha):
+    """Move ``W`` into the box ``|W_ij - S_ij| <= alpha``, ``W_ii = S_ii``, in place.
+
+    ``W`` gets ``S``'s diagonal, then, where it is outside the box by a
+    largest gap ``g > alpha``, moves along the segment towards ``S`` to
+    ``(alpha / g) W + (1 - alpha / g) S`` (positive definite when ``W`` is:
+    ``S`` is positive semi-definite).
+    """
+    cdef Py_ssize_t n = S.shape[0], i, j
+    cdef double outside = 0.0, gap, keep, towards
+    with nogil:
+        for i in range(n):
+            W[i, i] = S[i, i]
+            for j in range(n):
+                gap = fabs(W[i, j] - S[i, j])
+                if gap > outside:
+                    outside = gap
+        if outside > alpha:
+            keep = alpha / outside
+            towards = 1.0 - keep
+            for i in range(n):
+                for j in range(n):
+                    W[i, j] = keep * W[i, j] + towards * S[i, j]
+                W[i, i] = S[i, i]
+
+
+def regressions(const double[:, ::1] K):
+    """``B[j, k] = -K_jk / K_jj`` off the diagonal, 0 on it (``K_jj > 0``)."""
+    cdef Py_ssize_t n = K.shape[0], j, k
+    cdef double diagonal
+    out_array = np.zeros((n, n))
+    cdef double[:, ::1] out = out_array
+    with nogil:
+        for j in range(n):
+            diagonal = K[j, j]
+            for k in range(n):
+                if k != j and K[j, k] != 0.0:
+                    out[j, k] = -K[j, k] / diagonal
+    return out_array
+
+
+def precision_from(
+    const double[:, ::1] W, const double[:, ::1] B, const double[::1] diagonal
+):
+    """The precision read off the descent's ``W`` and regressions ``B``, or None.
+
+    ``K_jj = 1 / (S_jj - W_j. B_j.)`` (``diagonal`` holds ``S_jj``) and
+    ``K_kj = -B_jk K_jj``, symmetrised as ``(K + K^T) / 2``; ``B`` is read
+    once, ``W`` only where ``B`` is non-zero. None where a ``K_jj`` would not
+    be positive (or finite).
+    """
+    cdef Py_ssize_t n = W.shape[0], j, k, m, count
+    cdef double total, schur, k_jj, half
+    out_array = np.zeros((n, n))
+    cdef double[:, ::1] out = out_array
+    support_array = np.empty(n, dtype=np.intp)
+    cdef Py_ssize_t[::1] support = support_array
+    cdef bint positive = True
+    with nogil:
+        for j in range(n):
+            count = 0
+            total = 0.0
+            for k in range(n):
+                if k != j and B[j, k] != 0.0:
+                    total = total + W[j, k] * B[j, k]
+                    support[count] = k
+                    count += 1
+            schur = diagonal[j] - total
+            if not (schur > 0.0 and isfinite(schur)):
+                positive = False
+                break
+            k_jj = 1.0 / schur
+            out[j, j] += k_jj
+            for m in range(count):
+                k = support[m]
+                # 0.5 * (a + b) == 0.5 * a + 0.5 * b: the halves are exact.
+                half = 0.5 * (B[j, k] / -schur)
+                out[j, k] += half
+                out[k, j] += half
+    if not positive:
+        return None
+    return out_array
+
+
+def kkt_violation(
+    const double[:, ::1] W, const double[:, ::1] S, const double[:, ::1] K, double alpha
+):
+    """The largest violation of the optimality conditions, given ``W = K^-1``.
+
+    ``|W_ij - S_ij - alpha sign(K_ij)|`` where ``K_ij != 0`` (no ``alpha`` on
+    the diagonal), ``|W_ij - S_ij| - alpha`` where ``K_ij = 0``; at least 0,
+    ``inf`` if an entry is not finite. One pass over the three matrices.
+    """
+    cdef Py_ssize_t n = W.shape[0], i, j
+    cdef double worst = 0.0, gap, entry, violation
+    with nogil:
+        for i in range(n):
+            for j in range(n):
+                gap = W[i, j] - S[i, j]
+                entry = K[i, j]
+                if i == j and entry != 0.0:
+                    violation = fabs(gap)
+                elif entry > 0.0:
+                    violation = fabs(gap - alpha)
+                elif entry < 0.0:
+                    violation = fabs(gap + alpha)
+                else:
+                    violation = fabs(gap) - alpha
+                if violation > worst:
+                    worst = violation
+                elif violation != violation:  # NaN
+                    worst = INFINITY
+                    break
+            if worst == INFINITY:
+                break
+    return worst
+
+
+def screening_graph(const double[:, ::1] S, double alpha):
+    """The graph ``|S_ij| > alpha`` (``i != j``) as compressed rows.
+
+    Returns ``(indptr, indices)`` of scipy's CSR format, the columns of each row
+    in increasing order. Two passes over ``S`` (count, then fill), where numpy
+    took four with two p x p temporaries.
+    """
+    cdef Py_ssize_t n = S.shape[0], i, j, count = 0
+    indptr_array = np.empty(n + 1, dtype=np.intp)
+    cdef Py_ssize_t[::1] indptr = indptr_array
+    with nogil:
+        indptr[0] = 0
+        for i in range(n):
+            for j in range(n):
+                if j != i and fabs(S[i, j]) > alpha:
+                    count += 1
+            indptr[i + 1] = count
+    indices_array = np.empty(count, dtype=np.intp)
+    cdef Py_ssize_t[::1] indices = indices_array
+    count = 0
+    with nogil:
+        for i in range(n):
+            for j in range(n):
+                if j != i and fabs(S[i, j]) > alpha:
+                    indices[count] = j
+                    count += 1
+    return indptr_array, indices_array

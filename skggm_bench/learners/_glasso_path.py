@@ -51,7 +51,16 @@ from scipy.linalg import lapack
 from scipy.sparse.csgraph import connected_components
 from sklearn.covariance import GraphicalLasso, empirical_covariance
 
-from ._glasso_descent import block_descent
+from ._glasso_descent import (
+    block_descent,
+    into_box,
+    kkt_violation,
+    mirror_upper,
+    precision_from,
+    regressions,
+    screening_graph,
+    symmetric_part,
+)
 
 # Largest violation of the optimality conditions accepted, with S scaled to a
 # largest diagonal entry of 1 (graphical_lasso_path does so).
@@ -183,8 +192,10 @@ def _inverse_from_factor(factor):
     ``potri`` itself at p = 300).
     """
     lower, _ = lapack.dpotri(factor, lower=1)
-    inverse = lower + lower.T
-    inverse.flat[:: inverse.shape[0] + 1] *= 0.5
+    # potri returns Fortran order: the transpose is C-contiguous, its upper
+    # triangle filled.
+    inverse = lower.T
+    mirror_upper(inverse)
     return inverse
 
 
@@ -492,12 +503,13 @@ def _descend(S, alpha, K, W, tol, check=True):
     """The component solved by block coordinate descent: ``(K, W)``, or None.
 
     ``K`` is a positive definite start of the component and ``W`` its inverse
-    (up to rounding). The compiled kernel (``_glasso_descent.block_descent``)
-    needs a covariance inside the box ``|W_ij - S_ij| <= alpha`` with
-    ``W_ii = S_ii``: a start from a larger penalty, or the diagonal one, lies
-    outside it, so ``W`` is first moved towards ``S`` along the segment
-    between them (positive definite: ``S`` is positive semi-definite) until it
-    is inside. The kernel sweeps until no entry of ``W`` moves by more than
+    (up to rounding), which is overwritten. The compiled kernel
+    (``_glasso_descent.block_descent``) needs a covariance inside the box
+    ``|W_ij - S_ij| <= alpha`` with ``W_ii = S_ii``: a start from a larger
+    penalty, or the diagonal one, lies outside it, so ``W`` is first moved
+    towards ``S`` along the segment between them (positive definite: ``S`` is
+    positive semi-definite) until it is inside (``into_box``). The kernel
+    sweeps until no entry of ``W`` moves by more than
     ``_DESCENT_SHARES[0] * tol``, and the precision is read off its
     regressions (``K_jj = 1 / (S_jj - W_j. B_j.)``, ``K_kj = -B_jk K_jj``),
     symmetrised. The optimality conditions are then checked as the Newton
@@ -512,25 +524,17 @@ def _descend(S, alpha, K, W, tol, check=True):
     a non-positive ``K_jj`` or a precision that is not positive definite (the
     Newton method then starts from ``K`` itself).
     """
-    diagonal = np.diag(S)
-    W = np.array(W, dtype=float, order="C")
-    W.flat[:: W.shape[0] + 1] = diagonal
-    outside = np.abs(W - S).max()
-    if outside > alpha:
-        W *= alpha / outside
-        W += (1.0 - alpha / outside) * S
-        W.flat[:: W.shape[0] + 1] = diagonal
+    diagonal = np.diag(S).copy()
+    # W is the caller's to overwrite: a copy took a tenth of the fit at p = 2000.
+    W = np.ascontiguousarray(W, dtype=float)
+    into_box(S, W, alpha)
     # Row j holds the regression of variable j on the others: -K_jk / K_jj.
-    B = K / -np.diag(K)[:, None]
-    B.flat[:: B.shape[0] + 1] = 0.0
+    B = regressions(np.ascontiguousarray(K, dtype=float))
     for share in _DESCENT_SHARES:
         sweeps, _ = block_descent(S, alpha, W, B, share * tol, _MAX_SWEEPS)
-        schur = diagonal - np.einsum("ij,ij->i", W, B)
-        if sweeps < 0 or not np.all(schur > 0):
+        precision = precision_from(W, B, diagonal) if sweeps >= 0 else None
+        if precision is None:
             return None
-        transposed = B / -schur[:, None]
-        transposed.flat[:: B.shape[0] + 1] = 1.0 / schur
-        precision = 0.5 * (transposed + transposed.T)
         if not check:
             return precision, W
         violation, inverse = _violation(S, precision, alpha)
@@ -552,17 +556,10 @@ def _violation(S, K, alpha):
     except linalg.LinAlgError:
         return np.inf, None
     W = _inverse_from_factor(factor)
-    gap = W - S
-    # Off the support, from |gap| with the support's entries zeroed; on it, on
-    # its entries alone (a few per cent): dense np.where passes over sign(K)
-    # took as long as the Cholesky factorisation at p = 1000.
-    rows, cols = np.nonzero(K)
-    on_support = gap[rows, cols]
-    on_support -= alpha * np.sign(K[rows, cols]) * (rows != cols)
-    outside = np.abs(gap)
-    outside[rows, cols] = 0.0
-    violation = max(np.abs(on_support).max(), outside.max() - alpha)
-    return violation, W
+    # One compiled pass over W, S and K (numpy's passes and temporaries took
+    # as long as the Cholesky factorisation at p = 1000).
+    S, K = (np.ascontiguousarray(array, dtype=float) for array in (S, K))
+    return kkt_violation(W, S, K, alpha), W
 
 
 def _solve_pair(S, alpha):
@@ -622,14 +619,13 @@ def graphical_lasso_path(
     """
     # f is equivariant: (S, alpha) -> (S / c, alpha / c) maps K to c K, so the
     # problem is solved at unit scale and the tolerance is relative.
+    S = np.asarray(S, dtype=float)
     unit = float(np.max(np.diag(S)))
-    S = np.asarray(S, dtype=float) / unit
-    S = 0.5 * (S + S.T)
+    S, _ = symmetric_part(S, unit)
     alphas = np.asarray(alphas, dtype=float) / unit
     p = S.shape[0]
-    offdiag_abs = np.abs(S)
-    np.fill_diagonal(offdiag_abs, 0.0)
-    precisions = np.zeros((alphas.size, p, p))
+    # Every entry is written (np.divide below): no zero fill.
+    precisions = np.empty((alphas.size, p, p))
     solved = np.ones(alphas.size, dtype=bool)
     if start is None:
         K, W = np.diag(1.0 / np.diag(S)), np.diag(np.diag(S))
@@ -643,32 +639,40 @@ def graphical_lasso_path(
         # not (a p x p assembly, and an inverse per Newton-solved component).
         last = k == order[-1]
         # From a sparse graph: scipy reads a dense one through a masked array,
-        # 2.6x slower at p = 1000 and 2000 (6.2 against 2.4 ms at p = 1000).
-        graph = sparse.csr_array(offdiag_abs > alpha)
+        # 2.6x slower at p = 1000 and 2000 (6.2 against 2.4 ms at p = 1000);
+        # built from S in one compiled pass.
+        indptr, indices = screening_graph(S, alpha)
+        graph = sparse.csr_array(
+            (np.ones(indices.size, dtype=bool), indices, indptr), shape=(p, p)
+        )
         _, labels = connected_components(graph, directed=False)
-        current = precisions[k]
-        current.flat[:: p + 1] = 1.0 / np.diag(S)
-        inverse = None if last else np.diag(np.diag(S))
         sizes = np.bincount(labels)
         components = [np.flatnonzero(labels == c) for c in np.flatnonzero(sizes > 1)]
-        if 1 < sizes.max() >= _WHOLE * p:
+        whole = 1 < sizes.max() >= _WHOLE * p
+        if whole:
             # One component of nearly every variable: the whole matrix is solved
             # as one (the variables alone in theirs stay alone: their |S_ij|
             # are within the penalty, their regressions stay 0), without the
-            # fancy-indexed copies of S, K and W, 5-10 ms each at p = 1000.
+            # fancy-indexed copies of S, K and W, 5-10 ms each at p = 1000;
+            # its solution and inverse are taken as they are, not copied into
+            # the diagonal start.
             components = [np.arange(p)]
+        # The diagonal start, where a component is not the whole matrix.
+        current = None if whole else np.diag(1.0 / np.diag(S))
+        inverse = None if last or whole else np.diag(np.diag(S))
         for nodes in components:
             block = np.ix_(nodes, nodes) if nodes.size < p else Ellipsis
             if nodes.size == 2:
-                current[block] = _solve_pair(S[block], alpha)
+                pair = _solve_pair(S[block], alpha)
+                current = _placed(current, block, pair)
                 if not last:
-                    inverse[block] = np.linalg.inv(current[block])
+                    inverse = _placed(inverse, block, np.linalg.inv(pair))
                 continue
             near = _descend(S[block], alpha, K[block], W[block], tol, check)
             if near is not None and near[1] is not None:
-                current[block] = near[0]
+                current = _placed(current, block, near[0])
                 if not last:
-                    inverse[block] = near[1]
+                    inverse = _placed(inverse, block, near[1])
                 continue
             solution = None
             if near is not None:  # near the minimiser: Newton steps finish it
@@ -678,18 +682,34 @@ def graphical_lasso_path(
             if solution is None:  # the start was not positive definite
                 solved[k] = False
                 continue
-            current[block], component_inverse, settled = solution
+            component, component_inverse, settled = solution
+            current = _placed(current, block, component)
             if not last:
                 if component_inverse is None:
-                    component_inverse = np.linalg.inv(current[block])
-                inverse[block] = component_inverse
+                    component_inverse = np.linalg.inv(component)
+                inverse = _placed(inverse, block, component_inverse)
             solved[k] &= settled
+        if current is None:  # the whole matrix did not settle
+            current = np.diag(1.0 / np.diag(S))
+            inverse = None if last else np.diag(np.diag(S))
         # Positive definite whether or not every component settled (the last
         # iterates passed the line search's Cholesky factorisation), and nearer
         # the next penalty's solution than the previous start.
         K, W = current, inverse
-    precisions /= unit
+        np.divide(current, unit, out=precisions[k])
     return precisions, solved
+
+
+def _placed(target, block, value):
+    """``value`` put at ``block`` of ``target``; for the whole matrix, ``value``.
+
+    The whole matrix's solution replaces the start rather than being copied
+    into it (a p x p copy).
+    """
+    if block is Ellipsis:
+        return value
+    target[block] = value
+    return target
 
 
 def kkt_residual(S: np.ndarray, K: np.ndarray, alpha: float) -> float:

@@ -7,6 +7,7 @@ ones and from the starts the path solver hands it."""
 import numpy as np
 import pytest
 from glasso_optimality import kkt_violation
+from scipy import sparse
 from scipy.sparse.csgraph import connected_components
 from sklearn.covariance import empirical_covariance
 from sklearn.preprocessing import StandardScaler
@@ -15,7 +16,18 @@ from sparse_data import sparse_gaussian_data
 import skggm_bench.learners._exact_graphical_lasso as exact_module
 import skggm_bench.learners._glasso_path as glasso_path
 from skggm_bench.learners import ExactGraphicalLasso
-from skggm_bench.learners._glasso_descent import block_descent
+from skggm_bench.learners._glasso_descent import (
+    block_descent,
+    into_box,
+    mirror_upper,
+    precision_from,
+    regressions,
+    screening_graph,
+    symmetric_part,
+)
+from skggm_bench.learners._glasso_descent import (
+    kkt_violation as compiled_violation,
+)
 
 
 def correlated(n, p, seed, rho=0.98):
@@ -179,3 +191,124 @@ def test_one_variable_and_read_only_covariances():
     W = S - 0.3 * off
     sweeps, _ = block_descent(S, alpha, W, np.zeros_like(S), 1e-10, 500)
     assert sweeps > 0
+
+
+# The compiled dense steps around the descent, against the numpy they replace,
+# at sizes around the tile side (64) so that partial tiles are covered.
+SIZES = [1, 2, 63, 64, 65, 130]
+
+
+@pytest.mark.parametrize("p", SIZES)
+def test_symmetric_part_and_its_symmetry_check(p):
+    """``symmetric_part`` is numpy's ``(S / u + (S / u)^T) / 2`` bit for bit,
+    for C and Fortran input, and calls a matrix symmetric exactly when
+    np.allclose's test holds both ways round."""
+    rng = np.random.default_rng(p)
+    A = rng.standard_normal((p, p))
+    expected = 0.5 * (A / 3.0 + (A / 3.0).T)
+    for layout in (A, np.asfortranarray(A)):
+        out, symmetric = symmetric_part(layout, 3.0, check=True)
+        assert np.array_equal(out, expected)
+        assert symmetric == (p == 1)
+    out, symmetric = symmetric_part(expected, 1.0, check=True)
+    assert symmetric and np.array_equal(out, expected)
+    # Within rounding of symmetric: still symmetric; one pair 1e-8 apart: not.
+    nearly = expected * (1 + 1e-14 * rng.standard_normal((p, p)))
+    assert symmetric_part(nearly, 1.0, check=True)[1]
+    if p > 1:
+        nearly[p - 1, 0] += 1e-8
+        assert not symmetric_part(nearly, 1.0, check=True)[1]
+        assert symmetric_part(nearly, 1.0)[1]  # unchecked
+
+
+@pytest.mark.parametrize("p", SIZES)
+def test_mirror_upper(p):
+    A = np.random.default_rng(p).standard_normal((p, p))
+    mirrored = A.copy()
+    mirror_upper(mirrored)
+    assert np.array_equal(mirrored, np.triu(A) + np.triu(A, 1).T)
+
+
+def sparse_precision(p, seed):
+    """A sparse diagonally dominant precision and its inverse."""
+    rng = np.random.default_rng(seed)
+    K = np.where(rng.random((p, p)) < 0.2, rng.standard_normal((p, p)), 0.0)
+    K = K + K.T
+    np.fill_diagonal(K, np.abs(K).sum(axis=1) + 1.0)
+    return K, np.linalg.inv(K)
+
+
+@pytest.mark.parametrize("p", SIZES)
+def test_the_compiled_violation_is_the_independent_check(p):
+    """``kkt_violation`` (compiled, given ``W``) is the independent check of
+    glasso_optimality.py at its own inverse, at penalties that leave the
+    support's conditions violated, met or the zeros strictly inside the box;
+    a non-finite ``W`` is ``inf``."""
+    K, W = sparse_precision(p, p)
+    rng = np.random.default_rng(p + 1)
+    for S in (W + 0.01 * (lambda E: E + E.T)(rng.standard_normal((p, p))), W):
+        for alpha in (0.0, 0.05, 0.5):
+            expected = max(kkt_violation(S, K, alpha), 0.0)
+            assert compiled_violation(W, S, K, alpha) == pytest.approx(
+                expected, rel=1e-12, abs=1e-15
+            )
+    broken = W.copy()
+    broken[0, 0] = np.nan
+    assert compiled_violation(broken, W, K, 0.1) == np.inf
+
+
+@pytest.mark.parametrize("p", SIZES)
+def test_regressions_and_the_precision_read_off_them(p):
+    """``regressions`` is ``-K_jk / K_jj`` with a zero diagonal, and
+    ``precision_from`` reads ``K`` back from ``(W, B)`` (``K_jj = 1 / (S_jj -
+    W_j. B_j.)``), exactly symmetric; None when a Schur complement is not
+    positive."""
+    K, W = sparse_precision(p, p)
+    B = regressions(K)
+    expected = K / -np.diag(K)[:, None]
+    np.fill_diagonal(expected, 0.0)
+    assert np.array_equal(B, expected)
+    precision = precision_from(W, B, np.diag(W).copy())
+    np.testing.assert_allclose(precision, K, rtol=1e-10, atol=1e-12)
+    assert np.array_equal(precision, precision.T)
+    assert precision_from(W, B, np.diag(W) - 10.0 * np.diag(W)) is None
+
+
+@pytest.mark.parametrize("p", SIZES)
+def test_into_box(p):
+    """``into_box`` gives ``W`` the diagonal of ``S`` and moves it along the
+    segment towards ``S`` until ``|W_ij - S_ij| <= alpha``; inside, it stays."""
+    _, S = sparse_precision(p, p)
+    W = np.diag(np.diag(S) * 2.0)
+    alpha = 0.1 * np.abs(S - np.diag(np.diag(S))).max() + 1e-3
+    moved = W.copy()
+    into_box(S, moved, alpha)
+    assert np.array_equal(np.diag(moved), np.diag(S))
+    assert np.abs(moved - S).max() <= alpha * (1 + 1e-12)
+    start = W.copy()
+    np.fill_diagonal(start, np.diag(S))
+    gap = np.abs(start - S).max()
+    if gap > alpha:
+        share = alpha / gap
+        expected = share * start + (1 - share) * S
+        np.fill_diagonal(expected, np.diag(S))
+        np.testing.assert_allclose(moved, expected, rtol=1e-14, atol=1e-15)
+    inside = 0.5 * (moved + S)
+    kept = inside.copy()
+    into_box(S, kept, alpha)
+    assert np.array_equal(kept, inside)
+
+
+@pytest.mark.parametrize("p", SIZES)
+def test_screening_graph(p):
+    """``screening_graph`` is the CSR form of ``|S_ij| > alpha`` off the
+    diagonal, columns sorted, including a penalty equal to an entry (not
+    above it: not an edge) and one above every entry (no edges)."""
+    _, S = sparse_precision(p, p)
+    off = np.abs(S)
+    np.fill_diagonal(off, 0.0)
+    for alpha in (np.median(off), off.max(), 0.5 * off.max()):
+        indptr, indices = screening_graph(S, alpha)
+        expected = sparse.csr_array(off > alpha)
+        np.testing.assert_array_equal(indptr, expected.indptr)
+        np.testing.assert_array_equal(indices, expected.indices)
