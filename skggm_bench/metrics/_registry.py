@@ -480,7 +480,7 @@ def score_learner(
                 problem = _loss_problem(readers, estimates, X, scale)
     for metric in entries:
         # A measurement of the fit (fit_time) has no function to score with.
-        if metric.needs == "fit" or metric.function is None:
+        if metric.needs == "fit":
             raise ValueError(f"{metric.name} is measured by the harness, not scored")
         reason = metric.undefined_for(truth)
         if reason is None and metric.is_loss and unscaled is not None:
@@ -507,9 +507,12 @@ def score_learner(
         if metric.singular_is_infinite and _is_singular(estimates[metric.needs]):
             values[metric.name] = math.inf
             continue
-        values[metric.name] = float(
-            metric.function(reference, estimate, **metric.keywords)
-        )
+        # Only fit measurements have no function, and they were refused above;
+        # a related model's measure (e.g. change_tpr) is undefined for one graph.
+        function = metric.function
+        if function is None:
+            raise ValueError(f"{metric.name} has no function to score with")
+        values[metric.name] = float(function(reference, estimate, **metric.keywords))
     remark = None
     if "edges" not in estimates:
         try:
