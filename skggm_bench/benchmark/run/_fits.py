@@ -45,7 +45,7 @@ class Fit:
     learner: str
 
     @property
-    def key(self) -> tuple:
+    def key(self) -> tuple[str, str, str, str, float | None, int, int, int]:
         """The row key, in the order of ``KEY_COLUMNS``."""
         c = self.cell
         return (
@@ -88,6 +88,6 @@ class Spec:
     isolate: bool
     # ("module:function", plain arguments): what the learners ask each worker's
     # template to set up once (:func:`process_setups`).
-    setups: tuple[tuple[str, tuple], ...] = ()
+    setups: tuple[tuple[str, tuple[Any, ...]], ...] = ()
     # The model axis, by name (a study without one has only the single model).
     models: Mapping[str, Any] = field(default_factory=dict)  # plan/_models.py's
