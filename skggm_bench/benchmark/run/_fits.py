@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...metrics._protocol import Model
 from ._related import row_generator
 
 __all__ = ["Cell", "Fit", "Spec"]
@@ -80,7 +81,7 @@ class Spec:
     versions: Mapping[str, str]  # per learner: the JSON of its packages' versions
     modules: Mapping[str, tuple[str, ...]]  # per learner: the modules it needs
     graphs: Mapping[str, Any]  # plan/_graphs.py's GraphEntry, by name
-    model: str
+    model: Model
     metrics: tuple[str, ...]
     largest_n: Mapping[int, int]  # per n_features: the largest sample size
     timeout: float | None

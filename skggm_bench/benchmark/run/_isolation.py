@@ -109,8 +109,8 @@ import threading
 import time
 import warnings
 from collections.abc import Callable
-from typing import Any, cast
 from multiprocessing.connection import Connection, Pipe
+from typing import Any, cast
 
 from ..._parent_watch import watch_parent
 from ..results._schema import Status

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, cast
+from typing import Any, cast
 
 import numpy as np
 
@@ -20,12 +20,13 @@ from ...metrics import (
     score_group_learner,
     score_latent_learner,
 )
+from ...metrics._related import Changes
 
 __all__ = ["CHANGES", "RelatedCell", "draw_related_cell", "row_generator"]
 
 #: Which groups the change metrics compare, per kind of labelled model: every pair
 #: of classes, or consecutive time points.
-CHANGES: dict[str, Literal["pairs", "consecutive"]] = {
+CHANGES: dict[str, Changes] = {
     "joint": "pairs",
     "time_varying": "consecutive",
 }
