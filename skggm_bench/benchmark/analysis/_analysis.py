@@ -21,8 +21,9 @@ complete blocks.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TypedDict
 
 import numpy as np
 import pandas as pd
@@ -310,6 +311,20 @@ def _reference(values: Sequence[str], reference: str | None, preferred: str) -> 
     return preferred if preferred in values else sorted(values)[0]
 
 
+class _Options(TypedDict):
+    """The keywords that :func:`analyse` passes to every table it makes."""
+
+    n_bootstrap: int
+    tie_tolerance: float
+
+
+class _Keywords(_Options):
+    """And those of a comparison along an axis."""
+
+    axis: str
+    by: list[str]
+
+
 def analyse(
     frame: pd.DataFrame,
     metric: str = "f1",
@@ -371,7 +386,7 @@ def analyse(
     # pooling them would hide how the ranking changes across them.
     several = [c for c in SPLIT_AXES if frame[c].nunique() > 1]
     by += [c for c in several if c not in by]
-    options = {"n_bootstrap": n_bootstrap, "tie_tolerance": tie_tolerance}
+    options: _Options = {"n_bootstrap": n_bootstrap, "tie_tolerance": tie_tolerance}
     board = leaderboard(frame, metric, by=by, **options)
     overall = leaderboard(frame, metric, by=several, **options)
     cd = critical_difference(frame, metric, by=by, tie_tolerance=tie_tolerance)
@@ -391,7 +406,7 @@ def analyse(
         within = [c for c in by if c != axis and (axis, c) != ("graph", "density")]
         for target in (level for level in levels if level != source):
             arguments = (frame, metric, source, target)
-            keywords = {"axis": axis, "by": within, **options}
+            keywords: _Keywords = {"axis": axis, "by": within, **options}
             shift = rank_shift(*arguments, **keywords)
             sides = frame[frame[axis].isin([source, target])]
             rows, blocks = complete_blocks(
@@ -447,7 +462,7 @@ REVERSED = "reversed"
 COMPLETE_ONLY = "significant on the complete blocks only"
 
 
-def _group_key(values: Sequence[object]) -> tuple:
+def _group_key(values: Iterable[object]) -> tuple[object, ...]:
     return tuple(None if pd.isna(v) else v for v in values)
 
 

@@ -19,6 +19,7 @@ from ._ranking import (
     COMPARED,
     DEFAULT_TIE_TOLERANCE,
     NO_DATA,
+    GroupKey,
     as_columns,
     bootstrap_weights,
     check_bootstrap,
@@ -82,7 +83,7 @@ def _comparison_groups(frame: pd.DataFrame, axis: str, by: object) -> list[str]:
     return columns if axis != "generator" else columns[1:]
 
 
-def _key_mask(frame: pd.DataFrame, columns: list[str], key: tuple) -> np.ndarray:
+def _key_mask(frame: pd.DataFrame, columns: list[str], key: GroupKey) -> np.ndarray:
     """Rows whose ``columns`` equal ``key``; NaN matches NaN (no-density families)."""
     mask = np.ones(len(frame), dtype=bool)
     for column, value in zip(columns, key, strict=True):
@@ -137,7 +138,7 @@ class _Comparison:
             for side, level in self.levels.items()
         }
 
-    def groups(self) -> list[tuple[tuple, dict[str, pd.DataFrame]]]:
+    def groups(self) -> list[tuple[GroupKey, dict[str, pd.DataFrame]]]:
         """``(key, {side: ranks of that group})`` for every group of either side."""
         keys = pd.concat(
             [ranks[self.group_columns] for ranks in self.ranks.values()]
@@ -157,7 +158,7 @@ class _Comparison:
 
 def _paired_arrays(
     ranks_from: pd.DataFrame, ranks_to: pd.DataFrame, learners: list[str]
-) -> tuple[list, dict[str, tuple[np.ndarray, ...]]]:
+) -> tuple[list[int], dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]]:
     """Per-repeat rank sums and counts and value counts of both sides.
 
     Only the repeats both sides have are kept: they are the pairs.

@@ -28,6 +28,7 @@ __all__ = [
     "NO_DATA",
     "OK",
     "REQUIRED",
+    "GroupKey",
     "as_columns",
     "block_columns",
     "block_values",
@@ -73,6 +74,8 @@ MISSING = "missing"
 #: ``comparison`` values of the comparison tables.
 COMPARED = "compared"
 NO_DATA = "no data"
+#: A group's values of its grouping columns (scenario values: str, int, float, NaN).
+GroupKey = tuple[object, ...]
 
 
 # --------------------------------------------------------------------------------------
@@ -94,23 +97,23 @@ def check_frame(frame: object, metric: str) -> tuple[pd.DataFrame, str]:
     """The result table, checked, and the canonical name of the metric to rank by."""
     if not isinstance(metric, str):
         raise TypeError(f"metric must be a metric name (str), got {metric!r}")
-    frame = check_results_frame(frame, what="frame")
-    metric = rankable_metric(metric, frame)
-    if not pd.api.types.is_numeric_dtype(frame[metric]):
+    table = check_results_frame(frame, what="frame")
+    metric = rankable_metric(metric, table)
+    if not pd.api.types.is_numeric_dtype(table[metric]):
         raise ValueError(
-            f"metric column {metric!r} must be numeric, got dtype {frame[metric].dtype}"
+            f"metric column {metric!r} must be numeric, got dtype {table[metric].dtype}"
         )
-    if frame.empty:
+    if table.empty:
         raise ValueError("frame has no rows: there is nothing to rank")
-    key = [*block_columns(frame), "learner"]
-    duplicated = frame.duplicated(subset=key, keep=False)
+    key = [*block_columns(table), "learner"]
+    duplicated = table.duplicated(subset=key, keep=False)
     if duplicated.any():
-        first = frame.loc[duplicated, key].iloc[0].to_dict()
+        first = table.loc[duplicated, key].iloc[0].to_dict()
         raise ValueError(
             f"frame has {int(duplicated.sum())} rows sharing a task key; each "
             f"(scenario, repeat, learner) must appear once, e.g. {first}"
         )
-    return frame, metric
+    return table, metric
 
 
 def greater_is_better(metric: str) -> bool:
@@ -138,7 +141,9 @@ def check_by(by: object, frame: pd.DataFrame) -> list[str]:
 
 
 def check_bootstrap(confidence: object, n_bootstrap: object) -> None:
-    if not isinstance(confidence, numbers.Real) or not 0 < confidence < 1:
+    # numbers.Real's stub declares only < and <=, not the > that `0 < x` falls back
+    # to at run time (int's < returns NotImplemented for a non-int Real).
+    if not isinstance(confidence, numbers.Real) or not 0 < confidence < 1:  # type: ignore[operator]
         raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
     if (
         isinstance(n_bootstrap, bool)
@@ -148,14 +153,16 @@ def check_bootstrap(confidence: object, n_bootstrap: object) -> None:
         raise ValueError(f"n_bootstrap must be a positive integer, got {n_bootstrap!r}")
 
 
-def groups(table: pd.DataFrame, columns: list[str]) -> list[tuple[tuple, pd.DataFrame]]:
+def groups(
+    table: pd.DataFrame, columns: list[str]
+) -> list[tuple[GroupKey, pd.DataFrame]]:
     """``(key, part)`` per value of ``columns`` (sorted; NaN is a value), or one."""
     if not columns:
         return [((), table)]
     return list(table.groupby(columns, sort=True, dropna=False))
 
 
-def insert_key(table: pd.DataFrame, columns: list[str], key: tuple) -> pd.DataFrame:
+def insert_key(table: pd.DataFrame, columns: list[str], key: GroupKey) -> pd.DataFrame:
     for index, (column, value) in enumerate(zip(columns, key, strict=True)):
         table.insert(index, column, value)
     return table
@@ -189,7 +196,7 @@ def check_tie_tolerance(tie_tolerance: object) -> float:
     if (
         isinstance(tie_tolerance, bool)
         or not isinstance(tie_tolerance, numbers.Real)
-        or not 0 <= tie_tolerance < 1
+        or not 0 <= tie_tolerance < 1  # type: ignore[operator]  # as in check_bootstrap
     ):
         raise ValueError(
             "tie_tolerance must be a relative difference in [0, 1) (e.g. 1e-4; 0 "
@@ -239,7 +246,7 @@ def rank_matrix(
     sign = 1.0 if greater_is_better(metric) else -1.0
     signed = np.where(np.isnan(values), -np.inf, sign * values)
     signed = _snap_ties(signed, tie_tolerance)
-    ranks = scipy.stats.rankdata(-signed, method="average", axis=1)
+    ranks: np.ndarray = scipy.stats.rankdata(-signed, method="average", axis=1)
     # A block where nobody has a value orders nobody: sharing the average rank
     # there would pull every learner towards the middle, and give each a position.
     ranks[~(~np.isnan(values)).any(axis=1)] = np.nan
@@ -248,7 +255,7 @@ def rank_matrix(
 
 def wide_groups(
     wide: pd.DataFrame, group_columns: list[str]
-) -> list[tuple[tuple, pd.DataFrame]]:
+) -> list[tuple[GroupKey, pd.DataFrame]]:
     """``(key, rows of wide)`` per group, from the block index of ``wide``."""
     keys = wide.index.to_frame(index=False)
     return [
@@ -286,7 +293,7 @@ def long_ranks(
 
 
 def unit_arrays(
-    ranks: pd.DataFrame, column: str, learners: list[str], units: list
+    ranks: pd.DataFrame, column: str, learners: list[str], units: list[int]
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per-repeat sums and counts of the non-NaN ``column``: shape (n_units, k)."""
     grouped = ranks.groupby(["repeat", "learner"])[column]
@@ -425,7 +432,9 @@ def _group_arrays(
     )
     n_groups = int(group.max()) + 1
     statuses = np.zeros((n_groups, 3, k), dtype=np.int64)
-    np.add.at(statuses, (group, slice(None), learner), flags)
+    # numpy's stub takes integer arrays as the indices; a tuple with a slice is the
+    # indexing ufunc.at documents (and does).
+    np.add.at(statuses, (group, slice(None), learner), flags)  # type: ignore[arg-type]
     return group, pair_group, arrays, statuses
 
 

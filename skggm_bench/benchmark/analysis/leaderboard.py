@@ -318,7 +318,7 @@ def _no_value_reasons(
     )
     keys = [*group_columns, "learner"]
 
-    def lookup(table: pd.DataFrame) -> dict[tuple, object]:
+    def lookup(table: pd.DataFrame) -> dict[tuple[object, ...], object]:
         return {
             tuple(None if pd.isna(v) else v for v in key): value
             for key, value in table.items()

@@ -72,6 +72,10 @@ def backend_problem(backend: str) -> str | None:
 # (each wave is stored before the next starts).
 _WAVE_PER_WORKER = 4
 
+# What the scheduler learns fit times for: a learner, at a density (None: no density
+# axis, or NaN).
+_GroupKey = tuple[str, float | None]
+
 
 def _size(n_samples: float, n_features: float) -> float:
     """The work of a fit, up to a factor that depends on the learner and density."""
@@ -96,7 +100,7 @@ class Scheduler:
 
     def __init__(self, fits: Sequence[Fit]) -> None:
         self._lock = threading.Lock()
-        groups: dict[tuple, list[Fit]] = {}
+        groups: dict[_GroupKey, list[Fit]] = {}
         for fit in fits:
             groups.setdefault(self._group(fit.learner, fit.cell.density), []).append(
                 fit
@@ -110,17 +114,17 @@ class Scheduler:
             )
             for key, group in groups.items()
         }
-        self._cost: dict[tuple, tuple[float, int]] = {}  # group: (s per size, n)
-        self._started: set[tuple] = set()
+        self._cost: dict[_GroupKey, tuple[float, int]] = {}  # group: (s per size, n)
+        self._started: set[_GroupKey] = set()
 
     @staticmethod
-    def _group(learner: str, density: float | None) -> tuple:
+    def _group(learner: str, density: float | None) -> _GroupKey:
         return (learner, None if density is None or density != density else density)
 
     def __iter__(self) -> Iterator[Fit]:
         return self
 
-    def _expected(self, key: tuple, default: float) -> float:
+    def _expected(self, key: _GroupKey, default: float) -> float:
         learner_costs = [
             cost for (learner, _), (cost, _) in self._cost.items() if learner == key[0]
         ]
@@ -146,7 +150,7 @@ class Scheduler:
             self._started.add(key)
             return self._groups[key].pop()
 
-    def record(self, row: dict) -> None:
+    def record(self, row: dict[str, Any]) -> None:
         """Learn from a finished fit's time (a row of the result table)."""
         fit_time = row.get("fit_time")
         if fit_time is None or fit_time != fit_time:  # NaN: no fit ran
@@ -190,7 +194,7 @@ def execute(
     fits: Sequence[Fit],
     n_jobs: int | None,
     verbose: int,
-    on_row: Callable[[dict], None],
+    on_row: Callable[[dict[str, Any]], None],
 ) -> None:
     """Run ``fits`` with the active joblib backend; call ``on_row`` per finished fit.
 

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...metrics._protocol import Model
 from ._related import row_generator
 
 __all__ = ["Cell", "Fit", "Spec"]
@@ -45,7 +46,7 @@ class Fit:
     learner: str
 
     @property
-    def key(self) -> tuple:
+    def key(self) -> tuple[str, str, str, str, float | None, int, int, int]:
         """The row key, in the order of ``KEY_COLUMNS``."""
         c = self.cell
         return (
@@ -80,7 +81,7 @@ class Spec:
     versions: Mapping[str, str]  # per learner: the JSON of its packages' versions
     modules: Mapping[str, tuple[str, ...]]  # per learner: the modules it needs
     graphs: Mapping[str, Any]  # plan/_graphs.py's GraphEntry, by name
-    model: str
+    model: Model
     metrics: tuple[str, ...]
     largest_n: Mapping[int, int]  # per n_features: the largest sample size
     timeout: float | None
@@ -88,6 +89,6 @@ class Spec:
     isolate: bool
     # ("module:function", plain arguments): what the learners ask each worker's
     # template to set up once (:func:`process_setups`).
-    setups: tuple[tuple[str, tuple], ...] = ()
+    setups: tuple[tuple[str, tuple[Any, ...]], ...] = ()
     # The model axis, by name (a study without one has only the single model).
     models: Mapping[str, Any] = field(default_factory=dict)  # plan/_models.py's

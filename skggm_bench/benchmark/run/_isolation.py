@@ -110,6 +110,7 @@ import time
 import warnings
 from collections.abc import Callable
 from multiprocessing.connection import Connection, Pipe
+from typing import Any, cast
 
 from ..._parent_watch import watch_parent
 from ..results._schema import Status
@@ -204,6 +205,7 @@ class ForkServer:
             conn.close()
         if pid is None:
             return None
+        status: int | None
         if kill:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGTERM)
@@ -230,7 +232,9 @@ class ForkServer:
             os.close(pidfd)
         return status
 
-    def call(self, name: str, args: tuple, timeout: float | None = None) -> Outcome:
+    def call(
+        self, name: str, args: tuple[Any, ...], timeout: float | None = None
+    ) -> Outcome:
         """Run ``server(name, args)`` in a fresh child, within ``timeout`` seconds.
 
         Parameters
@@ -250,7 +254,7 @@ class ForkServer:
         return self.call_each([(name, args)], timeout)[0]
 
     def call_each(
-        self, requests: list[tuple[str, tuple]], timeout: float | None = None
+        self, requests: list[tuple[str, tuple[Any, ...]]], timeout: float | None = None
     ) -> list[Outcome]:
         """Run requests in turn, each in a fresh child, until one fails.
 
@@ -267,21 +271,23 @@ class ForkServer:
         return outcomes or [death(None, self._memory_limit, 0.0)]
 
     def _attempt(
-        self, requests: list[tuple[str, tuple]], timeout: float | None
+        self, requests: list[tuple[str, tuple[Any, ...]]], timeout: float | None
     ) -> list[Outcome] | None:
         if self._conn is not None and self._template_exited():
             self._stop(kill=False)  # idle exit, or its worker thread ended
         if self._conn is None:
             self._start()
+        # _start has set it (mypy keeps the narrowing to None across the call).
+        conn = cast(Connection, self._conn)
         outcomes: list[Outcome] = []
         start = time.perf_counter()
         try:
-            self._conn.send((requests, timeout))
+            conn.send((requests, timeout))
             limit = None if timeout is None else timeout + _TEMPLATE_GRACE_SECONDS
             # One message per request, sent as each ends.
             while len(outcomes) < len(requests):
                 start = time.perf_counter()
-                if not wait_ready(self._conn, self._pidfd, limit):
+                if not wait_ready(conn, self._pidfd, limit):
                     self._stop()
                     end_strays()
                     outcomes.append(
@@ -294,9 +300,9 @@ class ForkServer:
                         )
                     )
                     break
-                if not self._conn.poll(0):  # the template died, with nothing sent
+                if not conn.poll(0):  # the template died, with nothing sent
                     raise EOFError
-                outcomes.append(self._conn.recv())
+                outcomes.append(conn.recv())
                 if outcomes[-1].status is not Status.OK:
                     break
             return outcomes
@@ -318,7 +324,8 @@ class ForkServer:
         if self._pidfd is not None:
             return bool(readable([self._pidfd], 0))
         with contextlib.suppress(ChildProcessError):
-            return os.waitpid(self._pid, os.WNOHANG)[0] != 0
+            # Called with a template running, so with its pid set.
+            return os.waitpid(cast(int, self._pid), os.WNOHANG)[0] != 0
         return True
 
     def close(self) -> None:

@@ -28,7 +28,7 @@ __all__ = [
 # Failure messages keep the head of long texts: a row is not a log.
 _MAX_MESSAGE = 2000
 
-_SIGNAL_NAMES = {
+_SIGNAL_NAMES: dict[int, str] = {
     signal.SIGSEGV: "a segmentation fault (SIGSEGV)",
     signal.SIGABRT: "an abort (SIGABRT)",
     signal.SIGBUS: "a bus error (SIGBUS)",
@@ -80,7 +80,9 @@ def error_message(exc: BaseException) -> str:
     return truncate(f"{type(exc).__name__}: {exc}")
 
 
-def run_request(server: Callable[[str, tuple], Any], name: str, args: tuple) -> Outcome:
+def run_request(
+    server: Callable[[str, tuple[Any, ...]], Any], name: str, args: tuple[Any, ...]
+) -> Outcome:
     """``server(name, args)``, and what became of it."""
     start = time.perf_counter()
     try:

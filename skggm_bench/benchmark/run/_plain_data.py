@@ -46,8 +46,8 @@ class NotPlainError(ValueError):
     """What a fit's process sent is not plain data."""
 
 
-def _numeric_dtype(*args: Any, **kwargs: Any) -> np.dtype:
-    dtype = np.dtype(*args, **kwargs)
+def _numeric_dtype(*args: Any, **kwargs: Any) -> np.dtype[Any]:
+    dtype: np.dtype[Any] = np.dtype(*args, **kwargs)
     if dtype.kind not in _NUMERIC_KINDS or dtype.fields is not None:
         raise NotPlainError(f"an array of dtype {dtype!r} is not plain data")
     return dtype

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -20,12 +20,16 @@ from ...metrics import (
     score_group_learner,
     score_latent_learner,
 )
+from ...metrics._related import Changes
 
 __all__ = ["CHANGES", "RelatedCell", "draw_related_cell", "row_generator"]
 
 #: Which groups the change metrics compare, per kind of labelled model: every pair
 #: of classes, or consecutive time points.
-CHANGES = {"joint": "pairs", "time_varying": "consecutive"}
+CHANGES: dict[str, Changes] = {
+    "joint": "pairs",
+    "time_varying": "consecutive",
+}
 
 
 def row_generator(model: str, generator: str) -> str:
@@ -47,7 +51,7 @@ class RelatedCell:
     precision: np.ndarray  # (K, p, p), of the observed variables
     covariance: np.ndarray
     rows: list[np.ndarray]
-    signal: dict
+    signal: dict[str, int | float]
     sparse: np.ndarray | None = None
     low_rank: np.ndarray | None = None
 
@@ -73,8 +77,13 @@ class RelatedCell:
             )
         ]
         if y is None:
+            # A cell without groups is a latent one, which has both parts.
+            sparse, low_rank = (
+                cast(np.ndarray, self.sparse),
+                cast(np.ndarray, self.low_rank),
+            )
             return score_latent_learner(
-                estimator, truths[0], self.sparse, self.low_rank, metrics, X=X
+                estimator, truths[0], sparse, low_rank, metrics, X=X
             )
         groups = [X[y == k] for k in range(len(truths))]
         return score_group_learner(

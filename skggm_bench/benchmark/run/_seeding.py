@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import numbers
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -72,7 +72,8 @@ def check_study_random_state(random_state: Any) -> int | None:
 
 def fresh_entropy() -> int:
     """New entropy from the operating system, for ``random_state=None``."""
-    return int(np.random.SeedSequence().entropy)
+    # Drawn from the operating system when not given: an int, never a sequence.
+    return int(cast(int, np.random.SeedSequence().entropy))
 
 
 def cell_seed(

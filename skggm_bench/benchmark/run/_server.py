@@ -52,10 +52,10 @@ class Server:
         self._sizes: dict[Hashable, int] = {}
         self._fresh: dict[Hashable, Any] = {}
 
-    def __call__(self, name: str, args: tuple) -> Any:
+    def __call__(self, name: str, args: tuple[Any, ...]) -> Any:
         return getattr(self, name)(*args)
 
-    def cached(self, name: str, args: tuple) -> Any:
+    def cached(self, name: str, args: tuple[Any, ...]) -> Any:
         """The answer from the kept data, or :data:`MISSING` (the default)."""
         return MISSING
 
@@ -89,7 +89,7 @@ class Server:
         self._fresh[key] = value
         self.merge({key: value})
 
-    def merge(self, entries: dict) -> None:
+    def merge(self, entries: dict[Hashable, Any]) -> None:
         """Take kept entries computed elsewhere."""
         for key, value in entries.items():
             self.kept[key] = value
@@ -102,7 +102,7 @@ class Server:
             key, _ = self.kept.popitem(last=False)
             total -= self._sizes.pop(key)
 
-    def take_fresh(self) -> dict:
+    def take_fresh(self) -> dict[Hashable, Any]:
         """The entries kept since the last call (to send back to the template)."""
         fresh, self._fresh = self._fresh, {}
         return fresh
@@ -119,12 +119,14 @@ class InProcess:
     def __init__(self, server: Server) -> None:
         self._server = server
 
-    def call(self, name: str, args: tuple, timeout: float | None = None) -> Outcome:
+    def call(
+        self, name: str, args: tuple[Any, ...], timeout: float | None = None
+    ) -> Outcome:
         """Run ``server(name, args)`` here; see :meth:`ForkServer.call`."""
         return self.call_each([(name, args)], timeout)[0]
 
     def call_each(
-        self, requests: list[tuple[str, tuple]], timeout: float | None = None
+        self, requests: list[tuple[str, tuple[Any, ...]]], timeout: float | None = None
     ) -> list[Outcome]:
         """Run requests in turn here; see :meth:`ForkServer.call_each`."""
         outcomes = []

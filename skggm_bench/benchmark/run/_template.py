@@ -24,7 +24,7 @@ import time
 from collections.abc import Hashable
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, Pipe
-from typing import Any
+from typing import Any, cast
 
 from ..results._schema import Status
 from ._outcomes import MISSING, Outcome, death, error_message, run_request, truncate
@@ -69,7 +69,9 @@ TEMPLATE_NAME = b"skggm-template"
 # --------------------------------------------------------------------------------------
 
 
-def _answer(name: str, outcome: Outcome, fresh: dict, types: tuple) -> bytes:
+def _answer(
+    name: str, outcome: Outcome, fresh: dict[Hashable, Any], types: tuple[type, ...]
+) -> bytes:
     """The child's answer as plain data (what the template's reader accepts)."""
     answer = (name, outcome.status.value, outcome.value, outcome.message,
               float(outcome.elapsed), list(fresh.items()))  # fmt: skip
@@ -327,7 +329,8 @@ class Template:
         huge_pages()
         idle_since = time.monotonic()
         while True:
-            pidfds = [child.pidfd for child in self.ending.values()]
+            # Only a child with a pidfd waits in `ending` (see `end`).
+            pidfds = [cast(int, child.pidfd) for child in self.ending.values()]
             left = _IDLE_EXIT_SECONDS - (time.monotonic() - idle_since)
             ready = readable([self.conn.fileno(), *pidfds], max(left, 0.0))
             if not ready:
@@ -348,7 +351,7 @@ class Template:
             idle_since = time.monotonic()
 
     def serve_each(
-        self, requests: list[tuple[str, tuple]], timeout: float | None
+        self, requests: list[tuple[str, tuple[Any, ...]]], timeout: float | None
     ) -> None:
         """Answer requests in turn, until one fails; each outcome sent when known.
 
@@ -371,7 +374,7 @@ class Template:
             if outcome.status is not Status.OK:
                 break
 
-    def serve(self, name: str, args: tuple, timeout: float | None) -> Outcome:
+    def serve(self, name: str, args: tuple[Any, ...], timeout: float | None) -> Outcome:
         """Run one request in a fresh child; its outcome.
 
         The next request's child is forked while this one runs: the template
@@ -436,7 +439,9 @@ class Template:
             self.stamps = {k: g for k, g in self.stamps.items() if k in kept}
         return outcome
 
-    def read_answer(self, name: str, answer: bytes) -> tuple[Outcome, dict]:
+    def read_answer(
+        self, name: str, answer: bytes
+    ) -> tuple[Outcome, dict[Hashable, Any]]:
         """The outcome and kept entries of a child's answer to request ``name``.
 
         The answer may have been written by the learner the child ran: it is

@@ -22,7 +22,7 @@ import time
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from sklearn.base import BaseEstimator, clone
@@ -117,10 +117,10 @@ class _Toy(BaseEstimator):
     which each fit's child then inherits instead of filling again.
     """
 
-    def __init__(self, random_state=None):
+    def __init__(self, random_state: int | None = None) -> None:
         self.random_state = random_state
 
-    def fit(self, X, y=None):
+    def fit(self, X: np.ndarray, y: object = None) -> _Toy:
         self.covariance_ = validate_samples(self, X)
         self.precision_ = np.linalg.inv(self.covariance_)
         return self
@@ -135,7 +135,7 @@ class _CellData:
     covariance: np.ndarray
     precision: np.ndarray
     latent: np.ndarray
-    signal: dict
+    signal: dict[str, int | float]
     observed: dict[str, np.ndarray]
     # (data model, n_samples) -> data hash: every learner of a data set shares it.
     hashes: dict[tuple[str, int], str] = field(default_factory=dict)
@@ -183,7 +183,7 @@ class _Server(Server):
         self.imported: dict[str, set[str]] = {}
         self._finalisers: list[Any] = []
 
-    def cached(self, name: str, args: tuple) -> Any:
+    def cached(self, name: str, args: tuple[Any, ...]) -> Any:
         if name == "prepare":
             cell, data_model, n_samples = args
             data = self.kept.get(cell)
@@ -263,7 +263,7 @@ class _Server(Server):
                 finaliser()
 
     def _cell(self, cell: Cell) -> _CellData:
-        data = self.kept.get(cell)
+        data: _CellData | None = self.kept.get(cell)
         if data is not None:
             return data
         spec = self.spec
@@ -319,7 +319,7 @@ class _Server(Server):
         self.keep(cell, data)
         return data
 
-    def prepare(self, cell: Cell, data_model: str, n_samples: int) -> dict:
+    def prepare(self, cell: Cell, data_model: str, n_samples: int) -> dict[str, Any]:
         """Draw the cell and observe its data under ``data_model``; its signal.
 
         With the hash of the data set of ``n_samples`` rows the learner will get.
@@ -337,7 +337,7 @@ class _Server(Server):
             self.keep(cell, data)  # back to the template, for the following fits
         return data.signal | {DATA_HASH: self._hash(data, data_model, n_samples)}
 
-    def fit(self, fit: Fit, seed: int) -> dict:
+    def fit(self, fit: Fit, seed: int) -> dict[str, Any]:
         """Fit the learner, seeded with ``seed``, on its own copy of the data set;
         score it."""
         spec = self.spec
@@ -384,7 +384,9 @@ class _Server(Server):
             if data.related is not None:
                 scores = data.related.score(estimator, spec.metrics, observed, y)
             else:
-                scores = score_learner(estimator, truth, spec.metrics, X=observed)
+                # Not a related cell: `truth` is set.
+                scored = cast(GroundTruth, truth)
+                scores = score_learner(estimator, scored, spec.metrics, X=observed)
             for name, value in scores.values.items():
                 if math.isnan(value) and name not in scores.notes:
                     raise ValueError(f"metric {name} is NaN")
@@ -496,7 +498,7 @@ def _row(
     seed: int,
     signal: Mapping[str, Any],
     imported: tuple[str, ...] = (),
-) -> dict:
+) -> dict[str, Any]:
     generator = type(spec.generators[fit.cell.generator]).__module__
     versions = (
         json.loads(package_versions(generator))
@@ -510,7 +512,9 @@ def _row(
     return key | cell | {"versions": json.dumps(versions, sort_keys=True)}
 
 
-def _failure(status: Status, message: str, elapsed: float, metrics: tuple) -> dict:
+def _failure(
+    status: Status, message: str, elapsed: float, metrics: tuple[str, ...]
+) -> dict[str, float | str]:
     return {name: math.nan for name in metrics} | {
         "fit_time": elapsed,
         "status": status.value,
@@ -519,7 +523,7 @@ def _failure(status: Status, message: str, elapsed: float, metrics: tuple) -> di
     }
 
 
-def run_fit(spec: Spec, fit: Fit) -> dict:
+def run_fit(spec: Spec, fit: Fit) -> dict[str, Any]:
     """Draw (if needed), fit and score one learner; return its result row.
 
     Whatever the generator or the learner does, the outcome is a row: a failed
@@ -567,7 +571,7 @@ def run_fit(spec: Spec, fit: Fit) -> dict:
         return _row(spec, fit, seed, prepared.value) | _failure(
             outcome.status, outcome.message, outcome.elapsed, spec.metrics
         )
-    result = outcome.value
+    result: dict[str, Any] = outcome.value
     row = _row(spec, fit, seed, prepared.value, tuple(result["imported"]))
     if "raised" in result:
         return row | _failure(
@@ -584,9 +588,10 @@ def run_fit(spec: Spec, fit: Fit) -> dict:
             )
             | {"n_warnings": result["n_warnings"], WARNING_COUNTS: result["counts"]}
         )
+    values: dict[str, float] = result["values"]  # each metric's value
     return (
         row
-        | result["values"]
+        | values
         | {
             "fit_time": result["fit_time"],
             "status": Status.OK.value,
