@@ -197,6 +197,91 @@ def _check_integers(values: Any, name: str, low: int, high: int) -> tuple[int, .
     return values
 
 
+def _check_ratios(values: Any) -> tuple[float, ...]:
+    """``sample_size_ratios`` as floats: positive, finite and unique."""
+    values = _as_tuple(values, "sample_size_ratios")
+    checked = []
+    for index, value in enumerate(values):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+            raise StudyError(
+                "sample_size_ratios",
+                f"sample_size_ratios[{index}] must be a number (n_samples / "
+                f"n_features), got {value!r}",
+            )
+        value = float(value)
+        if not math.isfinite(value) or value <= 0:
+            raise StudyError(
+                "sample_size_ratios",
+                f"sample_size_ratios[{index}]={value} is not a positive finite "
+                "number; a ratio n_samples / n_features is > 0",
+            )
+        checked.append(value)
+    checked = tuple(checked)
+    _check_unique(checked, "sample_size_ratios")
+    return checked
+
+
+def sample_size(ratio: float, n_features: int) -> int:
+    """The sample size of ``ratio`` at ``n_features``: ``ratio * n_features``,
+    rounded to the nearest integer, halves up (``round`` would round 12.5 to 12).
+
+    Examples
+    --------
+    >>> sample_size(0.5, 25), sample_size(2, 50)
+    (13, 100)
+    """
+    return math.floor(ratio * n_features + 0.5)
+
+
+def _sample_sizes(
+    n_samples: Any, ratios: Any, n_features: tuple[int, ...]
+) -> tuple[dict[int, tuple[int, ...]], tuple[float, ...] | None]:
+    """The sample sizes of each n_features, and the checked ratios (or None).
+
+    ``n_samples`` gives the same sizes for every n_features; ``sample_size_ratios``
+    gives each n_features its own, ``round(ratio * p)``.
+    """
+    if ratios is None:
+        sizes = _check_integers(
+            (100,) if n_samples is None else n_samples, "n_samples", 1, MAX_N_SAMPLES
+        )
+        return dict.fromkeys(n_features, sizes), None
+    if n_samples is not None:
+        raise StudyError(
+            "sample_size_ratios",
+            "n_samples and sample_size_ratios are both given; give the sample "
+            "sizes one way: n_samples (the same for every n_features) or "
+            "sample_size_ratios (n_samples / n_features)",
+        )
+    ratios = _check_ratios(ratios)
+    per_p = {}
+    for p in n_features:
+        sizes: dict[int, float] = {}
+        for ratio in ratios:
+            n = sample_size(ratio, p)
+            if n < 1:
+                raise StudyError(
+                    "sample_size_ratios",
+                    f"sample_size_ratios {ratio} gives n_samples={n} at "
+                    f"n_features={p}; a data set needs at least one row",
+                )
+            if n > MAX_N_SAMPLES:
+                raise StudyError(
+                    "sample_size_ratios",
+                    f"sample_size_ratios {ratio} gives n_samples={n:,} at "
+                    f"n_features={p}, above the limit of {MAX_N_SAMPLES:,}",
+                )
+            if n in sizes:
+                raise StudyError(
+                    "sample_size_ratios",
+                    f"sample_size_ratios {sizes[n]} and {ratio} both give "
+                    f"n_samples={n} at n_features={p}; grid values must be unique",
+                )
+            sizes[n] = ratio
+        per_p[p] = tuple(sizes)
+    return per_p, ratios
+
+
 def _check_data_size(grid: Any) -> None:
     """Refuse a study whose largest data set would not fit any machine's memory."""
     groups = 1
@@ -204,12 +289,16 @@ def _check_data_size(grid: Any) -> None:
         if not entry.is_single:  # its matrices: one per class or time point
             params = entry.generator(None).get_params()
             groups = max(groups, params.get("n_classes", params.get("n_times", 1)))
-    values = max(grid.n_samples) * max(grid.n_features) * groups
+    n, p = max(
+        ((max(sizes), p) for p, sizes in grid.n_samples.items()),
+        key=lambda size: size[0] * size[1],
+    )
+    values = n * p * groups
     if values > MAX_DATA_VALUES:
         raise StudyError(
-            "n_samples",
+            "n_samples" if grid.sample_size_ratios is None else "sample_size_ratios",
             f"the largest data set has {values:,} values (n_samples "
-            f"{max(grid.n_samples):,} x n_features {max(grid.n_features):,}"
+            f"{n:,} x n_features {p:,}"
             + (f" x {groups:,} classes or time points" if groups > 1 else "")
             + f"), above the limit of {MAX_DATA_VALUES:,}",
         )
@@ -696,7 +785,9 @@ class _Grid:
     graphs: dict[str, GraphEntry]
     densities: tuple
     n_features: tuple
-    n_samples: tuple
+    # The sample sizes of each n_features (the same for all unless the study gives
+    # them as ratios).
+    n_samples: dict[int, tuple[int, ...]]
     n_repeats: int
     model: str
     metrics: tuple
@@ -704,6 +795,8 @@ class _Grid:
     memory_limit: int | None
     isolate: bool
     tie_tolerance: float = 0.0
+    # n_samples / n_features, when the study gives its sample sizes so.
+    sample_size_ratios: tuple[float, ...] | None = None
     # The model axis (the single model alone unless ``models`` is given).
     models: dict[str, ModelEntry] = dataclasses.field(
         default_factory=lambda: model_axis(None)
@@ -725,14 +818,17 @@ class _Grid:
     @property
     def n_fits(self) -> int:
         """The number of rows, counted without listing them."""
-        n_points = sum(len(self.points(graph)) for graph in self.graphs)
+        n_points = sum(
+            len(self.n_samples[p])
+            for graph in self.graphs
+            for _, p in self.points(graph)
+        )
         return (
             len(self.models)
             * len(self.generators)
             * n_points
             * self.n_repeats
             * len(self.data_models)
-            * len(self.n_samples)
             * len(self.learners)
         )
 
@@ -755,7 +851,7 @@ class _Grid:
             Fit(cell, data_model, n, learner)
             for cell in self.cells()
             for data_model in self.data_models
-            for n in self.n_samples
+            for n in self.n_samples[cell.n_features]
             for learner in self.learners
         ]
 
@@ -769,7 +865,7 @@ class _Grid:
             for m in self.data_models
             for learner in self.learners
             for d, p in self.points(graph)
-            for n in self.n_samples
+            for n in self.n_samples[p]
             for r in range(self.n_repeats)
         ]
 
@@ -970,9 +1066,18 @@ class Benchmark:
         density.
     n_features : int or sequence of int, default=50
         Numbers of variables ``p`` (at least 2).
-    n_samples : int or sequence of int, default=(100,)
-        Sample sizes. The data set of size ``n`` is the first ``n`` rows of the
-        largest one of its cell.
+    n_samples : int or sequence of int or None, default=None
+        Sample sizes, the same for every ``n_features``; ``None`` means
+        ``(100,)``, unless ``sample_size_ratios`` is given. The data set of size
+        ``n`` is the first ``n`` rows of the largest one of its cell.
+    sample_size_ratios : float or sequence of float or None, default=None
+        Sample sizes relative to the number of variables, instead of
+        ``n_samples`` (give one or the other): the sizes at ``n_features=p`` are
+        ``ratio * p`` rounded to the nearest integer, halves up. E.g.
+        ``n_features=(50, 200), sample_size_ratios=(0.5, 1, 2)`` gives n of 25,
+        50 and 100 at p=50 and 100, 200 and 400 at p=200, and no other. Rows
+        carry the ``n_samples`` they were drawn with; the study records the
+        ratios.
     n_repeats : int, default=1
         Independent repeats of every cell (new graph, matrices and noise). A
         study has at most 1,000,000 fits.
@@ -1120,6 +1225,8 @@ default=None
         "isolate": ["boolean"],
         "verbose": ["verbose"],
         "tie_tolerance": [Interval(numbers.Real, 0, 1, closed="left")],
+        # Each ratio is checked, naming its index, with the grid.
+        "sample_size_ratios": [numbers.Real, "array-like", None],
     }
 
     def __init__(
@@ -1130,7 +1237,8 @@ default=None
         graph: str | Callable[..., Any] | Mapping[str, Any] = "erdos_renyi",
         densities: Any = (0.1,),
         n_features: Any = 50,
-        n_samples: Any = (100,),
+        n_samples: Any = None,
+        sample_size_ratios: Any = None,
         n_repeats: int = 1,
         data_models: Mapping[str, Any] | None = None,
         models: Any = None,
@@ -1154,6 +1262,7 @@ default=None
         self.densities = densities
         self.n_features = n_features
         self.n_samples = n_samples
+        self.sample_size_ratios = sample_size_ratios
         self.n_repeats = n_repeats
         self.data_models = data_models
         self.models = models
@@ -1176,7 +1285,13 @@ default=None
             f"Benchmark(generators={list(self.generators)}, "
             f"learners={list(self.learners)}, graph={self.graph!r}, "
             f"densities={self.densities!r}, n_features={self.n_features!r}, "
-            f"n_samples={self.n_samples!r}, n_repeats={self.n_repeats!r})"
+            f"n_samples={self.n_samples!r}, "
+            + (
+                ""
+                if self.sample_size_ratios is None
+                else f"sample_size_ratios={self.sample_size_ratios!r}, "
+            )
+            + f"n_repeats={self.n_repeats!r})"
         )
 
     # -- validation ------------------------------------------------------------------
@@ -1254,6 +1369,10 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
                 "data_models",
             )
         )
+        n_features = _check_integers(self.n_features, "n_features", 2, MAX_N_FEATURES)
+        sample_sizes, ratios = _sample_sizes(
+            self.n_samples, self.sample_size_ratios, n_features
+        )
         grid = _Grid(
             generators=_check_unseeded(
                 _check_named(
@@ -1273,10 +1392,9 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
             ),
             graphs=graphs,
             densities=_check_densities(self.densities),
-            n_features=_check_integers(
-                self.n_features, "n_features", 2, MAX_N_FEATURES
-            ),
-            n_samples=_check_integers(self.n_samples, "n_samples", 1, MAX_N_SAMPLES),
+            n_features=n_features,
+            n_samples=sample_sizes,
+            sample_size_ratios=ratios,
             n_repeats=int(self.n_repeats),
             model=self.model,
             metrics=_check_metrics(self.metrics),
@@ -1388,7 +1506,13 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
             **described,
             "densities": list(grid.densities),
             "n_features": list(grid.n_features),
-            "n_samples": list(grid.n_samples),
+            # A study that gives its sample sizes as ratios records them; the
+            # fingerprint of every other study is what it was before they existed.
+            **(
+                {"n_samples": list(grid.n_samples[grid.n_features[0]])}
+                if grid.sample_size_ratios is None
+                else {"sample_size_ratios": list(grid.sample_size_ratios)}
+            ),
             "n_repeats": grid.n_repeats,
             "model": grid.model,
             # Only a study with related models has the key: the fingerprint of
@@ -1583,7 +1707,7 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
             graphs=grid.graphs,
             model=grid.model,
             metrics=grid.metrics,
-            largest_n={p: max(grid.n_samples) for p in grid.n_features},
+            largest_n={p: max(sizes) for p, sizes in grid.n_samples.items()},
             timeout=grid.timeout,
             memory_limit=grid.memory_limit,
             isolate=grid.isolate,

@@ -17,7 +17,8 @@ which then means the graph family's own default density)::
     n_features = 30                # or a list
     densities = [0.05, 0.25]       # edge densities in [0, 1]; omit for the
                                    # family's default
-    n_samples = [50, 100, 200]
+    n_samples = [50, 100, 200]     # or, relative to n_features (one or the
+                                   # other): sample_size_ratios = [0.5, 1, 2]
     n_repeats = 5
     model = "concentration"        # or "covariance"
     metrics = ["tpr", "ppv", "f1"]
@@ -136,6 +137,7 @@ _GRID_KEYS = (
     "n_features",
     "densities",
     "n_samples",
+    "sample_size_ratios",
     "n_repeats",
     "model",
     "metrics",
@@ -355,7 +357,8 @@ class BenchmarkConfig:
             * max(len(self.data_models), 1)
             * n_densities
             * _n_values(grid.get("n_features", 50))
-            * _n_values(grid.get("n_samples", (100,)))
+            # Sizes given as ratios are as many at every n_features.
+            * _n_values(grid.get("n_samples", grid.get("sample_size_ratios", (100,))))
             * grid.get("n_repeats", 1)
         )
 
@@ -415,7 +418,14 @@ class BenchmarkConfig:
             data["data_models"] = specs(self.data_models)
         if data["densities"] == (None,):  # TOML has no null: omitted means None
             del data["densities"]
-        for key in ("densities", "n_features", "n_samples", "metrics", "models"):
+        for key in (
+            "densities",
+            "n_features",
+            "n_samples",
+            "sample_size_ratios",
+            "metrics",
+            "models",
+        ):
             if isinstance(data.get(key), tuple):
                 data[key] = list(data[key])
         if self.run:
