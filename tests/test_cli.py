@@ -908,9 +908,10 @@ def test_presets_are_valid_and_build_their_estimators(name):
         ]
         assert set(config.grid["graph"]) == {"band", "random_chordal", "hub"}
         assert config.grid["n_repeats"] == 5
-        sizes = config.grid["n_samples"]
+        assert config.grid["sample_size_ratios"] == (0.5, 1, 2)
+        sizes = config.make_benchmark()._validate().n_samples
         for p in np.atleast_1d(config.grid["n_features"]):
-            assert {p // 2, p, 2 * p} <= set(sizes)  # n/p of 1/2, 1 and 2
+            assert sizes[p] == (p // 2, p, 2 * p)  # n/p of 1/2, 1 and 2, no other
         if name == "reference":
             assert list(config.grid["n_features"]) == [50, 200]
             field = get_preset("field")
