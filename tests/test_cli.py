@@ -1015,8 +1015,8 @@ def test_dask_backend_gives_the_same_rows_as_loky(workdir, capsys):
 def test_reference_preset_splits_into_shards_that_cover_it_once():
     config = get_preset("reference")
     learners = config.make_learners()
-    # 3 generators x 3 graphs x 2 p x 5 sample sizes x 5 repeats, every learner
-    assert config.n_tasks == 3 * 3 * 2 * 5 * 5 * len(learners)
+    # 3 generators x 3 graphs x 2 p x 3 sample sizes (n/p) x 5 repeats, every learner
+    assert config.n_tasks == 3 * 3 * 2 * 3 * 5 * len(learners)
     fits = config.make_benchmark()._validate().fits()
     assert len(fits) == config.n_tasks
     parts = [shard_fits(fits, i, 100) for i in range(1, 101)]
