@@ -140,7 +140,7 @@ def _published_entropy(
         return _entropy(random_state, published)
 
 
-def _spec(grid: Grid, entropy: int) -> Spec:
+def make_spec(grid: Grid, entropy: int) -> Spec:
     return Spec(
         token=uuid.uuid4().hex,
         entropy=entropy,
@@ -208,7 +208,7 @@ def _fill(
         if progress is not None:
             progress(counts["done"], total)
 
-    spec = _spec(grid, entropy)
+    spec = make_spec(grid, entropy)
     identity, before = store.identity(), len(store)
     try:
         adopt_strays()  # what an interrupted run's fits leave ends with it
