@@ -908,9 +908,10 @@ def test_presets_are_valid_and_build_their_estimators(name):
         ]
         assert set(config.grid["graph"]) == {"band", "random_chordal", "hub"}
         assert config.grid["n_repeats"] == 5
-        sizes = config.grid["n_samples"]
+        assert config.grid["sample_size_ratios"] == (0.5, 1, 2)
+        sizes = config.make_benchmark()._validate().n_samples
         for p in np.atleast_1d(config.grid["n_features"]):
-            assert {p // 2, p, 2 * p} <= set(sizes)  # n/p of 1/2, 1 and 2
+            assert sizes[p] == (p // 2, p, 2 * p)  # n/p of 1/2, 1 and 2, no other
         if name == "reference":
             assert list(config.grid["n_features"]) == [50, 200]
             field = get_preset("field")
@@ -1014,8 +1015,8 @@ def test_dask_backend_gives_the_same_rows_as_loky(workdir, capsys):
 def test_reference_preset_splits_into_shards_that_cover_it_once():
     config = get_preset("reference")
     learners = config.make_learners()
-    # 3 generators x 3 graphs x 2 p x 5 sample sizes x 5 repeats, every learner
-    assert config.n_tasks == 3 * 3 * 2 * 5 * 5 * len(learners)
+    # 3 generators x 3 graphs x 2 p x 3 sample sizes (n/p) x 5 repeats, every learner
+    assert config.n_tasks == 3 * 3 * 2 * 3 * 5 * len(learners)
     fits = config.make_benchmark()._validate().fits()
     assert len(fits) == config.n_tasks
     parts = [shard_fits(fits, i, 100) for i in range(1, 101)]

@@ -375,6 +375,7 @@ def test_a_data_set_already_observed_is_prepared_by_the_template():
     # The second sample size of a kept cell only needs the hash of its rows: the
     # template answers it from the kept data (no child is forked), and the answer
     # is the one a child drawing the cell afresh gives.
+    from skggm_bench.benchmark._running import make_spec
     from skggm_bench.benchmark.run._outcomes import MISSING
     from skggm_bench.benchmark.run._worker import _Server
 
@@ -388,7 +389,7 @@ def test_a_data_set_already_observed_is_prepared_by_the_template():
         random_state=0,
     )
     grid = bench._validate()
-    spec = bench._spec(grid, 0)
+    spec = make_spec(grid, 0)
     small, large = (f for f in grid.fits() if f.learner == "lw")
     args = (small.cell, small.data_model)
     child = _Server(spec)

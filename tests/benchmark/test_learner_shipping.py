@@ -16,7 +16,8 @@ import pytest
 from sklearn.base import BaseEstimator
 from sklearn.covariance import LedoitWolf
 
-from skggm_bench.benchmark import Benchmark, StudyError, _benchmark
+from skggm_bench.benchmark import Benchmark, StudyError
+from skggm_bench.benchmark.plan import _shipping
 from skggm_bench.benchmark.results._provenance import describe, learner_versions
 from skggm_bench.generators import DiagonalDominance
 
@@ -77,7 +78,7 @@ def test_if_it_slips_through_its_rows_fail_and_the_others_complete(
     shimmed, monkeypatch
 ):
     monkeypatch.setattr(
-        _benchmark, "_load_problems", lambda shipped: defaultdict(lambda: None)
+        _shipping, "load_problems", lambda shipped: defaultdict(lambda: None)
     )
     frame = _bench({"lw": LedoitWolf(), "shimmed": shimmed}, n_jobs=2).run().frame
     assert (frame[frame.learner == "lw"].status == "ok").all()

@@ -8,7 +8,7 @@ import pytest
 from sklearn.covariance import LedoitWolf
 
 from skggm_bench.benchmark import Benchmark, StudyError
-from skggm_bench.benchmark._benchmark import (
+from skggm_bench.benchmark.plan._checks import (
     MAX_DATA_VALUES,
     MAX_N_FEATURES,
     MAX_N_SAMPLES,

@@ -1,6 +1,7 @@
 """The built-in studies are TOML files (skggm_bench/benchmark/presets/), listed and
 printed by ``skggm-bench presets``; a printed preset runs as the same study."""
 
+import re
 from pathlib import Path
 
 import pytest
@@ -58,3 +59,23 @@ def test_an_unknown_preset_is_one_line_with_a_suggestion(capsys):
     assert "unknown preset 'Methods' (did you mean 'methods'?)" in err
     with pytest.raises(ConfigError, match="unknown preset 'nope'"):
         preset_text("nope")
+
+
+def test_the_docs_link_each_preset_file():
+    """docs/cli.md's table of presets names each one with a link to its TOML file
+    (a download in the built docs, the file itself on a code host), and every
+    link it makes to a preset file resolves."""
+    docs = PRESET_FILES.parents[2] / "docs"
+    text = (docs / "cli.md").read_text(encoding="utf-8")
+    links = re.findall(r"\[`([\w-]+)`\]\(([^)]*presets/[^)]*)\)", text)
+    assert {name for name, _ in links} == set(PRESETS)
+    for name, target in links:
+        path = (docs / target).resolve()
+        assert path == (PRESET_FILES / f"{name}.toml").resolve(), target
+        assert path.read_text(encoding="utf-8") == preset_text(name)
+    # the table's rows are the presets, each linked on its own row
+    rows = [line for line in text.splitlines() if "presets/" in line and "|" in line]
+    assert len(rows) == len(PRESETS)
+    assert "`skggm-bench presets show NAME` prints the same text" in text.replace(
+        "\n", " "
+    )

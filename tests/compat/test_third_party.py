@@ -26,9 +26,10 @@ from sklearn import covariance as skc
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from skggm_bench.benchmark import Benchmark, StudyError, _benchmark
+from skggm_bench.benchmark import Benchmark, StudyError
 from skggm_bench.benchmark.analysis._analysis import analyse
 from skggm_bench.benchmark.config import load_config
+from skggm_bench.benchmark.plan import _shipping
 from skggm_bench.benchmark.present._findings import findings
 from skggm_bench.benchmark.present.report import write_report
 from skggm_bench.generators import DiagonalDominance, PartialOrthogonalization
@@ -388,7 +389,7 @@ def test_skggm_quic_runs_or_fails_its_own_rows_with_the_reason(quic, monkeypatch
     assert error.value.entry == "quic"
     # ...and if it slips through, only its own rows fail, with the cause.
     monkeypatch.setattr(
-        _benchmark, "_load_problems", lambda shipped: defaultdict(lambda: None)
+        _shipping, "load_problems", lambda shipped: defaultdict(lambda: None)
     )
     frame = _study(learners=learners, n_jobs=2, n_repeats=1).run().frame
     assert (frame[frame.learner == "oas"].status == "ok").all()

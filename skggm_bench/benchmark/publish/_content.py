@@ -372,7 +372,14 @@ def study_toml(study: Mapping[str, Any], name: str) -> str:
         "# store records. Run it again with: skggm-bench run --config THIS_FILE",
         "",
     ]
-    for key in ("n_features", "densities", "n_samples", "n_repeats", "model"):
+    for key in (
+        "n_features",
+        "densities",
+        "n_samples",
+        "sample_size_ratios",
+        "n_repeats",
+        "model",
+    ):
         if study.get(key) is not None:
             lines.append(f"{key} = {_toml_value(study[key])}")
     metrics = study.get("metrics")
