@@ -1,13 +1,18 @@
-"""Shared fixtures: small graphs of every kind, in every accepted input form, and
-the forked children of the test process (the harness's isolation tests)."""
+"""Shared test data: small graphs of every kind, in every accepted input form, and
+the contract of a generator's draws (used by tests/generators/ and tests/datasets/).
 
-import os
-from pathlib import Path
+The fixtures of one folder live in its own conftest.py (tests/generators/,
+tests/benchmark/, tests/learners/)."""
 
 import networkx as nx
 import numpy as np
-import pytest
 import scipy.sparse as sp
+
+# No __init__.py under tests/ (tests/README.md says why), so every conftest.py is the
+# module "conftest": --doctest-modules, importing one while another holds that name,
+# would stop the run. They hold no docstring examples; pytest still loads them as
+# conftests.
+collect_ignore_glob = ["conftest.py", "*/conftest.py"]
 
 
 def _diamond() -> nx.Graph:
@@ -65,38 +70,3 @@ def assert_valid_draws(
     assert not np.any(np.signbit(draws[:, off_graph]))
     assert np.all(np.linalg.eigvalsh(draws)[:, 0] > 0)
     assert np.all(draws[:, adjacency] != 0.0)
-
-
-@pytest.fixture(params=sorted(GRAPHS))
-def graph_name(request) -> str:
-    return request.param
-
-
-@pytest.fixture
-def rng() -> np.random.RandomState:
-    return np.random.RandomState(0)
-
-
-def _forked_children():
-    """PIDs of the live forked children of this process (Linux).
-
-    A forked child runs the command line of its parent; the worker processes that
-    joblib keeps for reuse run another one and are not counted.
-    """
-    me = Path("/proc/self/cmdline").read_bytes()
-    children = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-            cmdline = (stat.parent / "cmdline").read_bytes()
-        except OSError:
-            continue
-        if int(fields[1]) == os.getpid() and fields[0] != "Z" and cmdline == me:
-            children.append(int(stat.parent.name))
-    return children
-
-
-@pytest.fixture
-def forked_children():
-    """A function listing the live forked children of the test process."""
-    return _forked_children

@@ -195,7 +195,7 @@ def test_a_standardising_pipeline_is_scored_on_the_data_scale():
     scaled = frame[frame.learner == "scaled"].iloc[0]
     plain = frame[frame.learner == "plain"].iloc[0]
     # The scaler's D maps the estimate back (Sigma = D Sigma_z D; checked against
-    # losses by hand in tests/test_metrics.py): both are scored.
+    # losses by hand in tests/metrics/test_metrics.py): both are scored.
     assert "undefined" not in scaled.message and "undefined" not in plain.message
     assert 0 < scaled.kl_divergence < math.inf and 0 < plain.kl_divergence < math.inf
     assert not math.isnan(scaled.f1)

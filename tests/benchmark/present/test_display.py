@@ -482,7 +482,7 @@ def test_every_pair_selected_gives_the_f1_the_notes_state():
     notes = leaderboard_table(analysis.board).notes
     notes += rank_shift_table(analysis.comparisons[0].shift, analysis.selection).notes
     assert sum(formula in note for note in notes) == 2
-    root = Path(__file__).parents[2]
+    root = Path(__file__).parents[3]
     pages = [*(root / "skggm_bench").rglob("*.py"), *(root / "docs").glob("*.md")]
     false = re.compile(r"F1 is (just )?the\s+density", re.S)
     assert not [page.name for page in pages if false.search(page.read_text())]

@@ -39,7 +39,7 @@ from skggm_bench.metrics import get_metric, group_scores, latent_scores
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 
 VOLATILE = ["fit_time", "versions"]
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parents[1] / "data"
 P, N, DENSITY = 8, 40, 0.3
 JOINT = {"kind": "joint", "n_classes": 3, "shared_fraction": 0.6, "similarity": 0.5}
 TIME = {"kind": "time_varying", "n_times": 4, "change_rate": 0.3, "smoothness": 0.5}
@@ -102,7 +102,7 @@ def joint_rows():
 def test_old_studies_keep_their_rows_and_fingerprint():
     """A study without the model axis gives the study fingerprint computed by the
     code before the axis existed (commit 9a641c0), so its stores resume, and the rows
-    of b7afb3a (data/rows_before_the_model_axis.csv, the same on this machine as
+    of b7afb3a (tests/benchmark/data/rows_before_the_model_axis.csv, the same on this machine as
     the rows 9a641c0 pinned by hash on another).
 
     The rows are compared value by value, not by a hash of their text: a hash of

@@ -2,7 +2,7 @@
 
 Tiny real studies (one generator pair, p = 6, two repeats) keep this fast; the
 learner names carry HTML, quotes and ampersands, so that every page shows them as
-text. The browser half is tests/benchmark/test_publish_browser.py.
+text. The browser half is tests/benchmark/publish/test_publish_browser.py.
 """
 
 import hashlib
