@@ -45,9 +45,12 @@ lint: $(STAMP)
 # parallelism (joblib) is what the tests exercise.
 # Coverage of the package is measured in the same run and reported file by file;
 # the run fails under the floor set in pyproject.toml ([tool.coverage.report]).
+# The tests run in one process per core, at most 4 (pytest-xdist): many of them
+# wait on child processes, so 2 cores give about 1.7x; more would only crowd the
+# tests that time their workers. worksteal evens out the long tests at the end.
 test: $(STAMP) lint browser r-extra
 	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(BIN)/python -m pytest -q \
-		--cov --cov-report=term
+		--numprocesses=auto --maxprocesses=4 --dist=worksteal --cov --cov-report=term
 
 # The pytest-benchmark suite, then the scripts that print the ratio tables of
 # docs/performance.md (each script's docstring says what it measures).

@@ -6,6 +6,7 @@ tests/benchmark/, tests/learners/)."""
 
 import networkx as nx
 import numpy as np
+import pytest
 import scipy.sparse as sp
 
 # No __init__.py under tests/ (tests/README.md says why), so every conftest.py is the
@@ -13,6 +14,17 @@ import scipy.sparse as sp
 # would stop the run. They hold no docstring examples; pytest still loads them as
 # conftests.
 collect_ignore_glob = ["conftest.py", "*/conftest.py"]
+
+
+@pytest.fixture(autouse=True)
+def _terminal_width(monkeypatch):
+    """Every test sees a terminal 100 columns wide, however it is run.
+
+    The command line prints its tables at most 100 characters wide, and narrower on
+    a narrower terminal (``COLUMNS``); pytest-xdist sets ``COLUMNS=80`` in its
+    workers, which would wrap the headers and cells the tests look for.
+    """
+    monkeypatch.setenv("COLUMNS", "100")
 
 
 def _diamond() -> nx.Graph:

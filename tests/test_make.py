@@ -149,7 +149,10 @@ def test_make_test_lints_then_runs_the_suite_with_its_coverage_floor(venv, tmp_p
         _script(venv / "bin" / tool, f'echo "{tool} $*" >> {log}\n')
     make("test", venv, str(tmp_path))
     calls = log.read_text().splitlines()
-    assert calls[-1] == "python -m pytest -q --cov --cov-report=term"
+    assert calls[-1] == (
+        "python -m pytest -q --numprocesses=auto --maxprocesses=4 --dist=worksteal"
+        " --cov --cov-report=term"
+    )
     assert calls.index("mypy ") < len(calls) - 1
     floor = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["coverage"]
     assert 80 <= floor["report"]["fail_under"] < 100

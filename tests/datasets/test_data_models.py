@@ -18,6 +18,8 @@ mixing, missingness driven by the variable's own value, ...) to show it has the
 power to reject it.
 """
 
+import re
+
 import numpy as np
 import pytest
 from scipy import special, stats
@@ -216,6 +218,12 @@ def test_observe_rejects_bad_input(latent, covariance, match):
         Gaussian().observe(latent, covariance)
 
 
+def stable_id(value):
+    """The ``repr`` of a test's parameter without memory addresses (a lambda's), so
+    that every process collecting the tests names them alike (pytest-xdist)."""
+    return re.sub(r" at 0x[0-9a-f]+", "", repr(value))
+
+
 @pytest.mark.parametrize(
     ("model", "match"),
     [
@@ -243,7 +251,7 @@ def test_observe_rejects_bad_input(latent, covariance, match):
             "driver columns must be complete",
         ),
     ],
-    ids=repr,
+    ids=stable_id,
 )
 def test_bad_parameters_raise_clear_errors(model, match):
     latent = np.random.default_rng(0).standard_normal((50, 3))
