@@ -102,8 +102,8 @@ def joint_rows():
 def test_old_studies_keep_their_rows_and_fingerprint():
     """A study without the model axis gives the study fingerprint computed by the
     code before the axis existed (commit 9a641c0), so its stores resume, and the rows
-    of b7afb3a (tests/benchmark/data/rows_before_the_model_axis.csv, the same on this machine as
-    the rows 9a641c0 pinned by hash on another).
+    of b7afb3a (tests/benchmark/data/rows_before_the_model_axis.csv, the same on this
+    machine as the rows 9a641c0 pinned by hash on another).
 
     The rows are compared value by value, not by a hash of their text: a hash of
     floating-point values pins the last bit of one machine's BLAS (the hash pinned
