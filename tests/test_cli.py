@@ -738,7 +738,7 @@ def test_version_help_and_backends(micro, capsys, monkeypatch):
     assert capsys.readouterr().out == f"skggm-bench {__version__}\n"
     with pytest.raises(SystemExit):
         cli.main(["leaderboard", "--help"])
-    text = capsys.readouterr().out
+    text = " ".join(capsys.readouterr().out.split())  # as wrapped at any width
     assert "95% bootstrap" in text and "%%" not in text
     # --backend lists what is installed, with an install hint for the rest.
     find_spec = importlib.util.find_spec
