@@ -274,7 +274,7 @@ default=None
     ((200, 10), (10, 10))
     """
 
-    _parameter_constraints: dict = {
+    _parameter_constraints: dict[str, Any] = {
         "n_repeats": [Interval(numbers.Integral, 1, MAX_FITS, closed="both")],
         "model": [StrOptions({"concentration", "covariance"})],
         "timeout": [Interval(numbers.Real, 0, MAX_TIMEOUT, closed="right"), None],
@@ -404,7 +404,7 @@ sample on graph='erdos_renyi' with n_features=20, density=0.3: ...
         self,
         progress: Callable[[int, int], Any] | None = None,
         *,
-        against: str | os.PathLike | ResultStore | None = None,
+        against: str | os.PathLike[str] | ResultStore | None = None,
     ) -> BenchmarkResult:
         """Run every fit of the grid that is not stored yet; return all the rows.
 

@@ -52,7 +52,7 @@ def suggest(word: str, choices: Any) -> str:
     >>> suggest("graphicallaso", ["GraphicalLasso", "OAS"])
     " (did you mean 'GraphicalLasso'?)"
     """
-    by_folded = {}
+    by_folded: dict[str, str] = {}
     for choice in map(str, choices):
         by_folded.setdefault(choice.casefold(), choice)
     close = difflib.get_close_matches(str(word).casefold(), list(by_folded), n=1)
@@ -216,7 +216,8 @@ def generator_class(name: str, *, key: str = "generator") -> type:
 
 def resolve_learner(name: str, where: str) -> type:
     if name == "Pipeline":
-        return Pipeline
+        result: type = Pipeline
+        return result
     if "." in name:
         module_name, _, attribute = name.rpartition(".")
         try:

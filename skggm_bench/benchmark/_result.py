@@ -71,7 +71,7 @@ class BenchmarkResult:
     def __init__(
         self,
         frame: pd.DataFrame,
-        study: dict,
+        study: dict[str, Any],
         store: str | None = None,
         n_computed: int = 0,
         tie_tolerance: float = DEFAULT_TIE_TOLERANCE,

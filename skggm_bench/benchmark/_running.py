@@ -38,7 +38,7 @@ def run_study(
     bench: Any,
     grid: Grid,
     progress: Callable[[int, int], Any] | None,
-    against: str | os.PathLike | ResultStore | None,
+    against: str | os.PathLike[str] | ResultStore | None,
 ) -> BenchmarkResult:
     """Run the fits of ``grid`` that ``bench``'s store lacks; return all its rows.
 
@@ -133,7 +133,7 @@ def _entropy(random_state: Any, store: ResultStore) -> int:
 
 
 def _published_entropy(
-    random_state: Any, against: str | os.PathLike | ResultStore
+    random_state: Any, against: str | os.PathLike[str] | ResultStore
 ) -> int:
     """random_state=None extends a published study with its own seed."""
     if isinstance(against, ResultStore):
@@ -199,7 +199,7 @@ def _fill(
         progress(counts["done"], total)
     warned = WarningTally()
 
-    def on_row(row: dict) -> None:
+    def on_row(row: dict[str, Any]) -> None:
         warned.add(row.pop(WARNING_COUNTS, {}), row["learner"])
         if extension is not None:  # refused before it is stored
             extension.check_row(row)

@@ -208,7 +208,8 @@ def preset_text(name: str) -> str:
             f"preset: unknown preset {name!r}{suggest(name, files)}; available: "
             f"{sorted(files)}"
         )
-    return files[name].read_text(encoding="utf-8")
+    result: str = files[name].read_text(encoding="utf-8")
+    return result
 
 
 # --------------------------------------------------------------------------------------
@@ -341,7 +342,7 @@ class BenchmarkConfig:
             for graph in graphs
         )
         models = grid.get("models")
-        return (
+        count: int = (
             (1 if models is None or isinstance(models, str) else len(models))
             * len(self.generators)
             * len(self.learners)
@@ -352,6 +353,7 @@ class BenchmarkConfig:
             * _n_values(grid.get("n_samples", grid.get("sample_size_ratios", (100,))))
             * grid.get("n_repeats", 1)
         )
+        return count
 
     def make_benchmark(self, **options: Any) -> Benchmark:
         """The :class:`~skggm_bench.benchmark.Benchmark` of this study.
@@ -393,7 +395,9 @@ class BenchmarkConfig:
         True
         """
 
-        def specs(entries: dict[str, tuple[type, dict]]) -> dict[str, dict]:
+        def specs(
+            entries: dict[str, tuple[type, dict[str, Any]]],
+        ) -> dict[str, dict[str, Any]]:
             return {
                 name: {"class": class_name(cls), **copy.deepcopy(params)}
                 for name, (cls, params) in entries.items()
@@ -637,7 +641,7 @@ def _toml_module() -> Any:
         import tomllib  # Python >= 3.11
     except ModuleNotFoundError:  # pragma: no cover - exercised on Python 3.10 only
         try:
-            import tomli as tomllib
+            import tomli as tomllib  # type: ignore[no-redef]
         except ModuleNotFoundError:
             raise ConfigError(
                 "reading TOML configuration files needs Python 3.11+ or the 'tomli' "
@@ -727,7 +731,9 @@ negative; a density is the fraction of node pairs that are edges, in [0, 1]
     return config
 
 
-def _reject_unknown(table: Mapping, known: tuple[str, ...], where: str) -> None:
+def _reject_unknown(
+    table: Mapping[str, Any], known: tuple[str, ...], where: str
+) -> None:
     for key in table:
         if key not in known:
             raise ConfigError(

@@ -87,18 +87,18 @@ that are edges, in [0, 1]
         self.entry = entry
 
 
-def as_tuple(values: Any, name: str) -> tuple:
+def as_tuple(values: Any, name: str) -> tuple[Any, ...]:
     if isinstance(values, (str, bytes)) or not isinstance(
         values, (Sequence, np.ndarray)
     ):
         values = (values,)
-    values = tuple(values)
-    if not values:
+    entries: tuple[Any, ...] = tuple(values)
+    if not entries:
         raise StudyError(name, f"{name} is empty: the grid needs at least one value")
-    return values
+    return entries
 
 
-def check_unique(values: tuple, name: str) -> None:
+def check_unique(values: tuple[Any, ...], name: str) -> None:
     seen = set()
     for value in values:
         if value in seen:
@@ -117,16 +117,16 @@ def check_integers(values: Any, name: str, low: int, high: int) -> tuple[int, ..
             raise StudyError(name, f"{name}[{index}] must be an integer, got {value!r}")
         if value < low:
             raise StudyError(name, f"{name}[{index}] must be >= {low}, got {value}")
-        if value > high:
+        if int(value) > high:
             raise StudyError(
                 name, f"{name}[{index}]={value} is above the limit of {high:,}"
             )
-    values = tuple(int(value) for value in values)
-    check_unique(values, name)
-    return values
+    integers = tuple(int(value) for value in values)
+    check_unique(integers, name)
+    return integers
 
 
-def check_data_model_params(data_models: dict) -> None:
+def check_data_model_params(data_models: dict[str, Any]) -> None:
     """Check each data model's parameters now, not in every fit's draw."""
     for key, model in data_models.items():
         check = getattr(model, "_validate_params", None)
@@ -142,7 +142,7 @@ def check_data_model_params(data_models: dict) -> None:
 
 def check_densities(values: Any) -> tuple[float | None, ...]:
     values = as_tuple(values, "densities")
-    checked = []
+    checked: list[float | None] = []
     for index, value in enumerate(values):
         if value is None:
             checked.append(None)
@@ -164,14 +164,14 @@ def check_densities(values: Any) -> tuple[float | None, ...]:
                 "of node pairs that are edges, in [0, 1]",
             )
         checked.append(value + 0.0)  # -0.0 -> 0.0: one key per value
-    checked = tuple(checked)
-    check_unique(checked, "densities")
-    return checked
+    densities = tuple(checked)
+    check_unique(densities, "densities")
+    return densities
 
 
 def check_named(
     mapping: Any, name: str, methods: tuple[str, ...], example: str
-) -> dict:
+) -> dict[str, Any]:
     if not isinstance(mapping, Mapping):
         raise StudyError(
             name,
@@ -260,7 +260,7 @@ def _default_instance(cls: type, where: str, name: str, key: str) -> Any:
         ) from None
 
 
-def check_unseeded(mapping: dict, name: str) -> dict:
+def check_unseeded(mapping: dict[str, Any], name: str) -> dict[str, Any]:
     """Generators and data models are seeded per cell: their own seed would be
     silently replaced, so it is refused."""
     for key, value in mapping.items():
@@ -314,9 +314,9 @@ def check_metrics(metrics: Any) -> tuple[str, ...]:
                 "to request",
             )
         names.append(entry.name)
-    names = tuple(names)
-    check_unique(names, "metrics")
-    return names
+    unique = tuple(names)
+    check_unique(unique, "metrics")
+    return unique
 
 
 def check_memory_limit(limit: Any) -> int | None:
@@ -333,7 +333,7 @@ def check_memory_limit(limit: Any) -> int | None:
             f"memory_limit={limit} bytes is below 1 MiB; give it in bytes, e.g. "
             "2 * 2**30 for 2 GiB",
         )
-    if limit > MAX_MEMORY_LIMIT:
+    if int(limit) > MAX_MEMORY_LIMIT:
         raise StudyError(
             "memory_limit",
             f"memory_limit={limit} bytes is above 2**60 (1 EiB), more than any "
@@ -382,7 +382,7 @@ backend name (e.g. 'loky') or None
         raise StudyError(
             "n_jobs", "n_jobs == 0 has no meaning; use None, -1 or a positive int"
         )
-    if n_jobs is not None and abs(n_jobs) > MAX_N_JOBS:
+    if n_jobs is not None and abs(int(n_jobs)) > MAX_N_JOBS:
         raise StudyError(
             "n_jobs",
             f"n_jobs={n_jobs} is more workers than any machine has; give at most "
@@ -402,7 +402,9 @@ backend name (e.g. 'loky') or None
         raise StudyError("backend", problem)
 
 
-def check_models(models: Any, data_models: dict, model: str) -> dict[str, ModelEntry]:
+def check_models(
+    models: Any, data_models: dict[str, Any], model: str
+) -> dict[str, ModelEntry]:
     try:
         axis = model_axis(models)
     except ModelAxisError as exc:

@@ -68,7 +68,7 @@ class GraphEntry:
         """The density a row's graph is drawn with (None for a fixed structure)."""
         return density if self.fixed_densities is None else None
 
-    def describe(self) -> dict:
+    def describe(self) -> dict[str, Any]:
         """The spec as a dict (what the fingerprint describes)."""
         return {"family": self.family, **self.params}
 
@@ -99,7 +99,7 @@ def _check_family(family: Any, where: str, entry: str | None) -> None:
 
 
 def _check_family_params(
-    family: Any, params: dict, where: str, parameter: str, entry: str | None
+    family: Any, params: dict[str, Any], where: str, parameter: str, entry: str | None
 ) -> None:
     """Named families' parameters are known: an unknown one is refused here, in the
     words of the study (make_ggm's message would name its own ``graph_params``)."""
@@ -117,7 +117,9 @@ def _check_family_params(
         )
 
 
-def _check_params(params: Any, where: str, parameter: str, entry: str | None) -> dict:
+def _check_params(
+    params: Any, where: str, parameter: str, entry: str | None
+) -> dict[str, Any]:
     if not isinstance(params, Mapping):
         raise GraphAxisError(
             parameter, f"{where} must be a dict of parameters, got {params!r}", entry

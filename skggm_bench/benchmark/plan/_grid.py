@@ -21,6 +21,7 @@ import numpy as np
 from sklearn.base import clone
 
 from ...datasets._pipeline import draw_graph
+from ...metrics._protocol import Model
 from ..results._provenance import FingerprintError, describe
 from ..run._fits import Cell, Fit
 from ..run._related import row_generator
@@ -71,9 +72,9 @@ def _check_ratios(values: Any) -> tuple[float, ...]:
                 "number; a ratio n_samples / n_features is > 0",
             )
         checked.append(value)
-    checked = tuple(checked)
-    check_unique(checked, "sample_size_ratios")
-    return checked
+    ratios = tuple(checked)
+    check_unique(ratios, "sample_size_ratios")
+    return ratios
 
 
 def sample_size(ratio: float, n_features: int) -> int:
@@ -111,7 +112,7 @@ def _sample_sizes(
     ratios = _check_ratios(ratios)
     per_p = {}
     for p in n_features:
-        sizes: dict[int, float] = {}
+        ratio_of: dict[int, float] = {}
         for ratio in ratios:
             n = sample_size(ratio, p)
             if n < 1:
@@ -126,14 +127,14 @@ def _sample_sizes(
                     f"sample_size_ratios {ratio} gives n_samples={n:,} at "
                     f"n_features={p}, above the limit of {MAX_N_SAMPLES:,}",
                 )
-            if n in sizes:
+            if n in ratio_of:
                 raise StudyError(
                     "sample_size_ratios",
-                    f"sample_size_ratios {sizes[n]} and {ratio} both give "
+                    f"sample_size_ratios {ratio_of[n]} and {ratio} both give "
                     f"n_samples={n} at n_features={p}; grid values must be unique",
                 )
-            sizes[n] = ratio
-        per_p[p] = tuple(sizes)
+            ratio_of[n] = ratio
+        per_p[p] = tuple(ratio_of)
     return per_p, ratios
 
 
@@ -202,18 +203,18 @@ def _fix_structures(
 class Grid:
     """A validated study: what ``validate`` returns and ``run`` uses."""
 
-    generators: dict
-    data_models: dict
-    learners: dict
+    generators: dict[str, Any]
+    data_models: dict[str, Any]
+    learners: dict[str, Any]
     graphs: dict[str, GraphEntry]
-    densities: tuple
-    n_features: tuple
+    densities: tuple[Any, ...]
+    n_features: tuple[Any, ...]
     # The sample sizes of each n_features (the same for all unless the study gives
     # them as ratios).
     n_samples: dict[int, tuple[int, ...]]
     n_repeats: int
-    model: str
-    metrics: tuple
+    model: Model
+    metrics: tuple[Any, ...]
     timeout: float | None
     memory_limit: int | None
     isolate: bool
@@ -225,8 +226,8 @@ class Grid:
         default_factory=lambda: model_axis(None)
     )
     # Per learner: the bytes sent to workers, and its packages' versions (JSON).
-    shipped: dict = dataclasses.field(default_factory=dict)
-    versions: dict = dataclasses.field(default_factory=dict)
+    shipped: dict[str, Any] = dataclasses.field(default_factory=dict)
+    versions: dict[str, Any] = dataclasses.field(default_factory=dict)
 
     def points(self, graph: str) -> list[tuple[float | None, int]]:
         """The (density, n_features) of a graph's rows, densities first.
@@ -278,7 +279,7 @@ class Grid:
             for learner in self.learners
         ]
 
-    def keys(self) -> list[tuple]:
+    def keys(self) -> list[tuple[Any, ...]]:
         """Every row key, in the frame's order."""
         return [
             (row_generator(model, g), graph, m, learner, d, p, n, r)
@@ -437,7 +438,7 @@ def _probe_models(grid: Grid, generator: str, adjacency: np.ndarray) -> None:
             ) from exc
 
 
-def fingerprint(grid: Grid, entropy: int, stored: bool = True) -> dict:
+def fingerprint(grid: Grid, entropy: int, stored: bool = True) -> dict[str, Any]:
     """What must match for a store to be resumed: all that can change a row.
 
     Without a store (``stored=False``) nothing is resumed: a value that cannot

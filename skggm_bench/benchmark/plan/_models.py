@@ -67,7 +67,7 @@ class ModelEntry:
         """Whether its learners are fitted with ``fit(X, y)``."""
         return self.kind in CHANGES
 
-    def describe(self) -> dict:
+    def describe(self) -> dict[str, Any]:
         """The spec as a dict (what the fingerprint describes)."""
         return {"kind": self.kind, **self.params}
 

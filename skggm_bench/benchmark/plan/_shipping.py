@@ -87,7 +87,7 @@ def load_problems(shipped: list[bytes]) -> dict[str, str | None]:
     return {digest: _LOAD_CHECKS[digest] for digest in digests}
 
 
-def check_shipping(learners: dict, fresh_workers: bool) -> dict[str, Any]:
+def check_shipping(learners: dict[str, Any], fresh_workers: bool) -> dict[str, Any]:
     """What is sent to the workers per learner; a StudyError if one cannot go.
 
     Workers started afresh (loky, dask) get each learner as pickled bytes, loaded
@@ -131,7 +131,7 @@ def check_shipping(learners: dict, fresh_workers: bool) -> dict[str, Any]:
     return shipped
 
 
-def check_versions(learners: dict) -> dict[str, str]:
+def check_versions(learners: dict[str, Any]) -> dict[str, str]:
     """The versions of each learner's software; a StudyError if some is missing.
 
     A learner that runs software outside Python (R and its packages) reports its
@@ -155,6 +155,7 @@ def fresh_workers(n_jobs: Any, backend: str | None) -> bool:
         return False
     try:
         with backend_config(backend):
-            return joblib.effective_n_jobs(n_jobs) != 1
+            result: bool = joblib.effective_n_jobs(n_jobs) != 1
+            return result
     except Exception:  # e.g. dask without a client: refused later, or remote
         return n_jobs not in (None, 1)

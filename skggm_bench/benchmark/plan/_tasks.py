@@ -24,14 +24,17 @@ def ship_learner(learner: Any) -> bytes:
     except ImportError:  # pragma: no cover
         from joblib.externals import cloudpickle
 
-    return cloudpickle.dumps(learner)
+    result: bytes = cloudpickle.dumps(learner)
+    return result
 
 
 # The hook a learner defines to have something set up once per worker process.
 _SETUP_HOOK = "__skggm_bench_process_setup__"
 
 
-def process_setups(learners: Mapping[str, Any]) -> tuple[tuple[str, tuple], ...]:
+def process_setups(
+    learners: Mapping[str, Any],
+) -> tuple[tuple[str, tuple[Any, ...]], ...]:
     """What the learners (and the estimators nested in them) set up per worker.
 
     A learner that needs a process-wide resource started once, not per fit (an
@@ -43,7 +46,7 @@ def process_setups(learners: Mapping[str, Any]) -> tuple[tuple[str, tuple], ...]
     what the call returns, if callable, is called when the template ends. A
     set-up that fails is left to the fits, which then fail with the reason.
     """
-    found: dict[tuple[str, tuple], None] = {}
+    found: dict[tuple[str, tuple[Any, ...]], None] = {}
     for learner in learners.values():
         params = learner.get_params(deep=True) if hasattr(learner, "get_params") else {}
         for value in (learner, *params.values()):

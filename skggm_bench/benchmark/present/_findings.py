@@ -65,7 +65,7 @@ def _names(names: Sequence[str]) -> str:
     return f"{', '.join(names[:-1])} and {names[-1]}"
 
 
-def _key(values: Iterable[Any]) -> tuple:
+def _key(values: Iterable[Any]) -> tuple[Any, ...]:
     """A group key in which NaN (a family's default density) matches NaN."""
     return tuple(None if pd.isna(v) else v for v in values)
 
@@ -101,7 +101,7 @@ def _without_value(n_blocks: int, n_gaps: int) -> str:
 
 def _records(
     table: pd.DataFrame | None, by: Sequence[str]
-) -> dict[tuple, dict[str, Any]]:
+) -> dict[tuple[Any, ...], dict[str, Any]]:
     """The rows of a per-(group, learner) table, by ``(*group key, learner)``."""
     if table is None:
         return {}
@@ -207,6 +207,7 @@ def _complete_winner(
     if set(leaders) == set(names):
         still = "still ranks" if len(names) == 1 else "still share the"
         return f"{opening}; {on}, {_names(names)} {still} first."
+    assert part is not None  # leaders is empty without it, and names is not
     row = part[part["position"] == 1].iloc[0]
     rank = format_interval(row["mean_rank"], row["rank_low"], row["rank_high"])
     if set(leaders) < set(names):

@@ -88,7 +88,8 @@ class KeyedFrame(pd.DataFrame):
             width = max(80, *(len(line) for line in text.splitlines()))
             text += "\n\n" + "\n".join(textwrap.fill(n, width) for n in self.notes)
         if buf is None:
-            return text
+            result: str | None = text
+            return result
         if hasattr(buf, "write"):
             buf.write(text)
         else:
@@ -107,7 +108,8 @@ def _keyed(table: pd.DataFrame, repeats: pd.Series) -> KeyedFrame:
 
 def is_thin(n_repeats: object) -> bool:
     """Whether an interval over ``n_repeats`` repeats gets :data:`THIN_MARK`."""
-    return not pd.isna(n_repeats) and int(n_repeats) < MIN_REPEATS
+    # A count or NaN (an object to mypy): int() only sees it once NaN is ruled out.
+    return not pd.isna(n_repeats) and int(n_repeats) < MIN_REPEATS  # type: ignore[call-overload]
 
 
 def thin_rows(table: pd.DataFrame) -> np.ndarray:
@@ -115,7 +117,8 @@ def thin_rows(table: pd.DataFrame) -> np.ndarray:
     (all False without that column)."""
     if "n_repeats" not in table:
         return np.zeros(len(table), dtype=bool)
-    return table["n_repeats"].map(is_thin).to_numpy(bool)
+    result: np.ndarray = table["n_repeats"].map(is_thin).to_numpy(bool)
+    return result
 
 
 def format_interval(

@@ -77,14 +77,14 @@ def density_title(density: float | None) -> str:
 
 def split_panels(
     table: pd.DataFrame, columns: Sequence[str]
-) -> list[tuple[tuple, Any]]:
+) -> list[tuple[tuple[Any, ...], Any]]:
     if not columns:
         return [((), table)]
     groups = table.groupby(list(columns), sort=True, dropna=False)
     return [(key if isinstance(key, tuple) else (key,), part) for key, part in groups]
 
 
-def panel_title(columns: Sequence[str], key: tuple) -> str:
+def panel_title(columns: Sequence[str], key: tuple[Any, ...]) -> str:
     parts = []
     for column, value in zip(columns, key, strict=True):
         if column == "generator":

@@ -428,7 +428,7 @@ def plot_critical_difference(cd: pd.DataFrame, *, n_cols: int | None = None) -> 
     return literal_text(fig)
 
 
-def _cd_title(columns: Sequence[str], key: tuple, part: pd.DataFrame) -> str:
+def _cd_title(columns: Sequence[str], key: tuple[Any, ...], part: pd.DataFrame) -> str:
     title = panel_title(columns, key)
     first = part.iloc[0]
     if pd.isna(first["p_value"]):

@@ -97,12 +97,13 @@ def latex_table(table: Table) -> str:
     styler = frame.style.hide(axis="index")
     # The notes (marks, footnoted reasons) belong to the table wherever it goes.
     caption = " ".join([table.caption, *table.notes]).strip()
-    return styler.to_latex(
+    latex: str = styler.to_latex(
         caption=_latex_text(caption) or None,
         hrules=True,
         position_float="centering",
         column_format="l" * len(frame.columns),
     )
+    return latex
 
 
 def csv_table(table: Table) -> str:
@@ -123,7 +124,8 @@ def csv_table(table: Table) -> str:
     learner,tied with
     a,"b, c"
     """
-    return _frame_of(table).to_csv(index=False, lineterminator="\n")
+    result: str = _frame_of(table).to_csv(index=False, lineterminator="\n")
+    return result
 
 
 def format_table(table: Table, format: str, width: int = 100) -> str:

@@ -223,7 +223,7 @@ def _selection_mark(every: int, none: int, ok: int) -> str:
 
 def _selection_marks(
     selection: pd.DataFrame | None, by: Sequence[str]
-) -> tuple[dict[tuple, str], bool]:
+) -> tuple[dict[tuple[Any, ...], str], bool]:
     """The marks of :func:`selection_summary` output by ``(*group key, learner)``,
     and whether they count per group (the summary has the ``by`` columns) rather
     than over the whole grid (then keyed by ``(learner,)``)."""
@@ -240,7 +240,10 @@ def _selection_marks(
 
 
 def _mark_of(
-    marks: dict[tuple, str], grouped: bool, by: Sequence[str], row: Mapping
+    marks: dict[tuple[Any, ...], str],
+    grouped: bool,
+    by: Sequence[str],
+    row: Mapping[str, Any],
 ) -> str:
     columns = [*(by if grouped else ()), "learner"]
     return marks.get(tuple(None if pd.isna(row[c]) else row[c] for c in columns), "")

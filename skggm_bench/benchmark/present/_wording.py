@@ -126,7 +126,7 @@ def describe_group(columns: Sequence[str], values: Sequence[Any]) -> str:
 
 def split_groups(
     table: pd.DataFrame, columns: Sequence[str]
-) -> list[tuple[tuple, Any]]:
+) -> list[tuple[tuple[Any, ...], Any]]:
     if not columns:
         return [((), table)]
     return [

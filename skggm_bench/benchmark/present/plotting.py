@@ -297,7 +297,9 @@ def _dodge(sizes: np.ndarray, n_learners: int) -> np.ndarray:
     return np.linspace(-0.2 * gap, 0.2 * gap, n_learners)
 
 
-def _subset(frame: pd.DataFrame, column: str, chosen: Sequence[str] | None) -> list:
+def _subset(
+    frame: pd.DataFrame, column: str, chosen: Sequence[str] | None
+) -> list[Any]:
     available = sorted(frame[column].unique())
     if chosen is None:
         return available
@@ -355,7 +357,7 @@ def plot_results(
     frame = _select_n_features(_check_results(frame, metrics), n_features)
     if densities is None:
         values = frame["density"].unique()
-        densities = sorted(float(d) for d in values if not pd.isna(d))
+        densities = [*sorted(float(d) for d in values if not pd.isna(d))]
         if frame["density"].isna().any():
             densities.append(None)
     return {

@@ -125,7 +125,9 @@ class _Figures:
     def __init__(self, directory: Path) -> None:
         self.directory = directory
 
-    def add(self, figure: Any, name: str, alt: str, caption: str = "") -> dict:
+    def add(
+        self, figure: Any, name: str, alt: str, caption: str = ""
+    ) -> dict[str, Any]:
         path = self.directory / _safe_name(name)
         figure.savefig(path, dpi=_FIGURE_DPI)
         encoded = base64.b64encode(path.read_bytes()).decode("ascii")
@@ -139,7 +141,7 @@ class _Figures:
 
 def _curve_figures(
     frame: pd.DataFrame, metrics: list[str], figures: _Figures
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """One figure per (graph, data model, n_features, density), in that order."""
     from .plotting import plot_results
 
@@ -180,7 +182,7 @@ def _comparison_title(axis: str, source: str, target: str) -> str:
     return f"{what} {source} \u2192 {target}"
 
 
-def _comparisons(analysis: Analysis, figures: _Figures | None) -> list[dict]:
+def _comparisons(analysis: Analysis, figures: _Figures | None) -> list[dict[str, Any]]:
     """Per comparison: its title, rank-shift table and bump chart."""
     from .plotting import plot_rank_shift
 

@@ -59,7 +59,9 @@ def _rounded(values: pd.Series) -> list[float | None]:
     ]
 
 
-def chart_metrics(frame: pd.DataFrame, study: Mapping[str, Any], main: str) -> list:
+def chart_metrics(
+    frame: pd.DataFrame, study: Mapping[str, Any], main: str
+) -> list[Any]:
     """The rankable metrics of the study, the main one first."""
     names = [main]
     for name in study.get("metrics") or []:
@@ -106,7 +108,7 @@ def chart_data(
         "metrics": [],
         "left_out": [],
     }
-    columns: dict[str, list] = {
+    columns: dict[str, list[Any]] = {
         key: []
         for key in (
             "metric",
@@ -152,7 +154,7 @@ def chart_data(
     return data
 
 
-def _sort_key(value: Any) -> tuple:
+def _sort_key(value: Any) -> tuple[Any, ...]:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return (0, 0.0, "")
     if isinstance(value, int | float | np.integer | np.floating):
@@ -161,9 +163,12 @@ def _sort_key(value: Any) -> tuple:
 
 
 def _encode(
-    board: pd.DataFrame, levels: Mapping[str, list], learners: list, metric: int
-) -> dict[str, list]:
-    part: dict[str, list] = {"metric": [metric] * len(board)}
+    board: pd.DataFrame,
+    levels: Mapping[str, list[Any]],
+    learners: list[Any],
+    metric: int,
+) -> dict[str, list[Any]]:
+    part: dict[str, list[Any]] = {"metric": [metric] * len(board)}
     for column, _ in CONTROLS:
         index = {_sort_key(v): i for i, v in enumerate(levels[column])}
         part[column] = [index[_sort_key(v)] for v in board[column].tolist()]
@@ -270,7 +275,7 @@ def changes(
         differs |= ~same
     changed = joined[differs]
     causes: dict[str, int] = {}
-    examples = []
+    examples: list[dict[str, Any]] = []
     for _, row in changed.iterrows():
         if row.get("data_hash_old") != row.get("data_hash_new"):
             cause = "the data set changed (another data hash)"

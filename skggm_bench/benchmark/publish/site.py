@@ -86,7 +86,7 @@ def _slug(name: str) -> str:
     return f"{safe}-{hashlib.sha256(name.encode()).hexdigest()[:8]}"
 
 
-def study_name(path: str | os.PathLike) -> str:
+def study_name(path: str | os.PathLike[str]) -> str:
     """The study a store is published as: its file name, shard suffix dropped.
 
     Examples
@@ -128,13 +128,14 @@ def _plotly_js() -> str:
         raise PublishError(
             "publishing needs plotly: pip install 'skggm-bench[publish]'"
         ) from None
-    return get_plotlyjs()
+    result: str = get_plotlyjs()
+    return result
 
 
 # -- checks --------------------------------------------------------------------
 
 
-def check_site(out: str | os.PathLike) -> None:
+def check_site(out: str | os.PathLike[str]) -> None:
     """Refuse ``out`` as a site folder unless it is new, empty or a whole site.
 
     What :func:`publish` checks first, for a caller that has work to do before it
@@ -163,7 +164,7 @@ def check_site(out: str | os.PathLike) -> None:
     _check_site(Path(out))
 
 
-def _check_site(out: Path) -> dict | None:
+def _check_site(out: Path) -> dict[str, Any] | None:
     """The site at ``out`` (None for a new one), refused if it is not a whole site."""
     if out.exists() and not out.is_dir():
         raise PublishError(f"--out {out} is a file, not a site folder")
@@ -190,14 +191,15 @@ def _check_site(out: Path) -> dict | None:
             f"{marker} is a site of format {site.get('format')!r}; this "
             f"skggm-bench writes format {_FORMAT}"
         )
-    return site
+    result: dict[str, Any] | None = site
+    return result
 
 
 def _read_groups(stores: Sequence[Path], name: str | None) -> dict[str, list[Path]]:
     """The stores by study (all of them study ``name`` when given), each checked
     readable; the parts of one study must share their data side."""
     groups: dict[str, list[Path]] = {}
-    studies: dict[Path, dict] = {}
+    studies: dict[Path, dict[str, Any]] = {}
     for path in stores:
         if not path.is_file():
             raise PublishError(f"no results store at {path}")
@@ -260,7 +262,9 @@ def _grid_line(chart: Mapping[str, Any], n_repeats: int) -> str:
     return "; ".join(parts)
 
 
-def _learner_package(params: Mapping[str, Any], versions: Mapping[str, list]) -> str:
+def _learner_package(
+    params: Mapping[str, Any], versions: Mapping[str, list[Any]]
+) -> str:
     """``scikit-learn 1.6.1``: the package of a learner's class and its version."""
     root = str(params.get("class", "")).split(".")[0]
     package = {"sklearn": "scikit-learn", "skggm_bench": "skggm-bench"}.get(root, root)
@@ -399,7 +403,7 @@ def _pins(versions: Mapping[str, list[str]]) -> list[str]:
 # -- the site pages ----------------------------------------------------------------
 
 
-def _site_pages(root: Path, site: dict, environment: Any) -> list[str]:
+def _site_pages(root: Path, site: dict[str, Any], environment: Any) -> list[str]:
     """Write index.html, every study's history page and every learner's page under
     ``root``; return their relative paths."""
     written = []
@@ -417,7 +421,7 @@ def _site_pages(root: Path, site: dict, environment: Any) -> list[str]:
         written.append(relative)
 
     write("index.html", "index.html", root="", studies=studies, version=__version__)
-    learners: dict[str, list] = {}
+    learners: dict[str, list[Any]] = {}
     for name, study in studies:
         write(
             f"studies/{name}/index.html",
@@ -441,8 +445,8 @@ def _site_pages(root: Path, site: dict, environment: Any) -> list[str]:
 
 
 def publish(
-    stores: Sequence[str | os.PathLike],
-    out: str | os.PathLike,
+    stores: Sequence[str | os.PathLike[str]],
+    out: str | os.PathLike[str],
     *,
     metric: str = "f1",
     n_bootstrap: int = 1000,

@@ -94,8 +94,8 @@ def _written(path: Path, write: Callable[[Path], Any]) -> Path:
 
 
 def export_results(
-    store: str | os.PathLike | ResultStore,
-    out: str | os.PathLike,
+    store: str | os.PathLike[str] | ResultStore,
+    out: str | os.PathLike[str],
     format: str | None = None,
     *,
     overwrite: bool = False,
@@ -218,7 +218,7 @@ def _pandas_na() -> Any:
 _PANDAS_MAJOR = int(importlib.metadata.version("pandas").split(".")[0])
 
 
-def read_export(path: str | os.PathLike, format: str | None = None) -> Any:
+def read_export(path: str | os.PathLike[str], format: str | None = None) -> Any:
     """Read a file of :func:`export_results` back into the store's frame.
 
     Parameters

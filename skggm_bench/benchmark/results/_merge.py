@@ -33,7 +33,7 @@ class MergeError(ValueError):
 _MEASURED = ("fit_time", "versions")
 
 
-def _merged_study(studies: list[tuple[str, dict]]) -> dict:
+def _merged_study(studies: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
     """One study for all: equal data sides and judging, the union of learners."""
     from ._provenance import split_study, study_conflict
 
@@ -106,11 +106,11 @@ data model or numpy draws other data)
 
     def __init__(
         self,
-        study: dict,
+        study: dict[str, Any],
         published: str,
         new_learners: list[str],
         columns: list[str],
-        rows: list[tuple],
+        rows: list[tuple[Any, ...]],
     ) -> None:
         self.study = study
         self.published = published
@@ -122,18 +122,18 @@ data model or numpy draws other data)
         seed, data_hash = columns.index("seed"), columns.index("data_hash")
         # One entry per published data set: the key of its first row (to name
         # it), its seed and its data hash.
-        self._data: dict[tuple, tuple[tuple, Any, Any]] = {}
+        self._data: dict[tuple[Any, ...], tuple[tuple[Any, ...], Any, Any]] = {}
         for row in rows:
             key = tuple(row[i] for i in key_at)
             self._data.setdefault(
                 key[:learner] + key[learner + 1 :], (key, row[seed], row[data_hash])
             )
 
-    def published_rows(self) -> Iterable[dict]:
+    def published_rows(self) -> Iterable[dict[str, Any]]:
         """The published store's rows, to copy into the extended store."""
         return (dict(zip(self._columns, row, strict=True)) for row in self._rows)
 
-    def check_covers(self, keys: Iterable[tuple]) -> None:
+    def check_covers(self, keys: Iterable[tuple[Any, ...]]) -> None:
         """Refuse keys whose data set the published store does not hold.
 
         Raises
@@ -182,7 +182,7 @@ data model or numpy draws other data)
 
 
 def extend_study(
-    published: str | os.PathLike | ResultStore, study: Mapping[str, Any]
+    published: str | os.PathLike[str] | ResultStore, study: Mapping[str, Any]
 ) -> StudyExtension:
     """Check that ``study`` adds learners to a published study, on its very data.
 
@@ -279,7 +279,7 @@ against requested)
 
 
 def merge_stores(
-    sources: Iterable[str | os.PathLike | ResultStore], out: str | os.PathLike
+    sources: Iterable[str | os.PathLike[str] | ResultStore], out: str | os.PathLike[str]
 ) -> int:
     """Merge results stores into a new one, proving that their data are the same.
 
@@ -383,7 +383,7 @@ def merge_stores(
     return count
 
 
-def _merged_rows(stores: list[ResultStore]) -> tuple[list[tuple], list[str]]:
+def _merged_rows(stores: list[ResultStore]) -> tuple[list[tuple[Any, ...]], list[str]]:
     """Every distinct row once, in the stores' order; conflicts refused."""
     columns: list[str] = list(FIXED_COLUMNS)
     tables = []
@@ -393,7 +393,7 @@ def _merged_rows(stores: list[ResultStore]) -> tuple[list[tuple], list[str]]:
         tables.append((store.path, names, rows))
     key_at = [columns.index(name) for name in KEY_COLUMNS]
     compared = [i for i, name in enumerate(columns) if name not in _MEASURED]
-    kept: dict[tuple, tuple[str, tuple]] = {}
+    kept: dict[tuple[Any, ...], tuple[str, tuple[Any, ...]]] = {}
     for path, names, rows in tables:
         position = [names.index(c) if c in names else None for c in columns]
         for raw in rows:
@@ -416,11 +416,13 @@ def _merged_rows(stores: list[ResultStore]) -> tuple[list[tuple], list[str]]:
     return [row for _, row in kept.values()], columns
 
 
-def _check_data_hashes(kept: dict[tuple, tuple[str, tuple]], columns: list) -> None:
+def _check_data_hashes(
+    kept: dict[tuple[Any, ...], tuple[str, tuple[Any, ...]]], columns: list[Any]
+) -> None:
     """Every row of one data set (all learners) has the same seed and data hash."""
     learner = KEY_COLUMNS.index("learner")
     seed, data_hash = columns.index("seed"), columns.index("data_hash")
-    seen: dict[tuple, tuple[str, tuple, tuple]] = {}
+    seen: dict[tuple[Any, ...], tuple[str, tuple[Any, ...], tuple[Any, ...]]] = {}
     for key, (path, row) in kept.items():
         data_key = key[:learner] + key[learner + 1 :]
         if not row[data_hash]:  # the data set could not be drawn: no data to hash

@@ -52,7 +52,7 @@ _KNOWN_DISTRIBUTIONS = {
 
 
 @functools.cache
-def _distributions_of_modules() -> dict[str, list[str]]:
+def _distributions_of_modules() -> Mapping[str, list[str]]:
     return importlib.metadata.packages_distributions()
 
 
@@ -99,7 +99,7 @@ def package_versions(*modules: str) -> str:
     return json.dumps(versions, sort_keys=True)
 
 
-def _classes_of(value: Any, found: dict[int, type], seen: set[int]) -> None:
+def _classes_of(value: Any, found: dict[int, Any], seen: set[int]) -> None:
     """Every class whose code a value runs: its own, its parameters', nested."""
     if id(value) in seen or value is None or isinstance(value, (str, bytes)):
         return
@@ -290,7 +290,7 @@ def _code_digest(code: types.CodeType) -> str:
     return _digest(b"\0".join(parts))
 
 
-def _describe_function(function: Any, where: str, depth: int) -> dict:
+def _describe_function(function: Any, where: str, depth: int) -> dict[str, Any]:
     description: dict[str, Any] = {
         "function": f"{getattr(function, '__module__', '?')}."
         f"{getattr(function, '__qualname__', getattr(function, '__name__', '?'))}"
@@ -431,7 +431,7 @@ LEARNER_SIDE: tuple[str, ...] = ("learners", "metrics", "timeout", "memory_limit
 JUDGING: tuple[str, ...] = ("metrics", "timeout", "memory_limit")
 
 
-def split_study(study: Mapping[str, Any]) -> tuple[dict, dict]:
+def split_study(study: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """A study fingerprint's data side and learner side.
 
     Two studies with equal data sides draw the very same data sets (same seeds),

@@ -13,6 +13,7 @@ import functools
 import json
 import re
 import sqlite3
+from collections.abc import Mapping
 from typing import Any
 
 from ._schema import (
@@ -94,7 +95,8 @@ def left_at_creation(conn: sqlite3.Connection) -> bool:
         if keys - {"schema_version"}:
             return False
     if "results" in tables:
-        return conn.execute("SELECT COUNT(*) FROM results").fetchone()[0] == 0
+        result: bool = conn.execute("SELECT COUNT(*) FROM results").fetchone()[0] == 0
+        return result
     return True
 
 
@@ -121,7 +123,7 @@ def check_is_store(conn: sqlite3.Connection, path: str) -> None:
 
 def checked_records(
     conn: sqlite3.Connection, path: str
-) -> tuple[list[tuple], list[str], dict[str, Any]]:
+) -> tuple[list[tuple[Any, ...]], list[str], dict[str, Any]]:
     """Every stored row in insertion order, its columns and their frame dtypes.
 
     Raises
@@ -181,11 +183,13 @@ def checked_records(
     return [record[1:] for record in records], columns, dtypes
 
 
-def check_unique_keys(records: list[tuple], columns: list[str], path: str) -> None:
+def check_unique_keys(
+    records: list[tuple[Any, ...]], columns: list[str], path: str
+) -> None:
     """Refuse two rows of one key (the table's unique index dropped or bypassed):
     an export would hold both, and a merge keep one of them silently."""
     positions = [columns.index(name) + 1 for name in KEY_COLUMNS]
-    seen: dict[tuple, Any] = {}
+    seen: dict[tuple[Any, ...], Any] = {}
     for record in records:
         key = tuple(record[i] for i in positions)
         if key in seen:
@@ -198,7 +202,10 @@ def check_unique_keys(records: list[tuple], columns: list[str], path: str) -> No
 
 
 def check_values(
-    records: list[tuple], columns: list[str], dtypes: dict, path: str
+    records: list[tuple[Any, ...]],
+    columns: list[str],
+    dtypes: dict[str, Any],
+    path: str,
 ) -> None:
     """Refuse a value the frame's column cannot hold (a file edited or damaged).
 
@@ -211,11 +218,12 @@ def check_values(
         nullable = dtypes[name] in ("float64", "Int64")
         low = _LOWEST.get(name)
         for record in records:
-            value = record[position]
+            value: Any = record[position]
             if value is None and nullable:
                 continue
             # bool is an int, but SQLite never gives one back
-            if not isinstance(value, allowed):
+            typed = isinstance(value, allowed)
+            if not typed:
                 problem = f"not {what.get(dtypes[name], 'text')}"
             elif low is not None and not value >= low:
                 problem = f"less than {low}"
@@ -279,7 +287,7 @@ _MAX_STUDY_DEPTH = 32
 _META_KEYS = ("schema_version", "study", "created")
 
 
-def checked_meta(conn: sqlite3.Connection, path: str) -> dict:
+def checked_meta(conn: sqlite3.Connection, path: str) -> dict[str, Any]:
     """The ``meta`` table, checked: text values, the study a JSON object.
 
     Raises
@@ -326,7 +334,7 @@ def checked_meta(conn: sqlite3.Connection, path: str) -> dict:
     return meta
 
 
-def check_row(row: dict) -> None:
+def check_row(row: Mapping[str, Any]) -> None:
     missing = [name for name in FIXED_COLUMNS if name in REQUIRED and name not in row]
     if missing:
         raise ValueError(f"result row {row!r} misses the columns {missing}")
@@ -342,6 +350,6 @@ def check_row(row: dict) -> None:
             )
 
 
-def key_text(key: tuple) -> str:
+def key_text(key: tuple[Any, ...]) -> str:
     pairs = zip(KEY_COLUMNS, key, strict=True)
     return ", ".join(f"{name}={quote_value(value)}" for name, value in pairs)

@@ -164,7 +164,9 @@ class ResultStore:
     0  glasso  0.5     ok
     """
 
-    def __init__(self, path: str | os.PathLike, *, read_only: bool = False) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], *, read_only: bool = False
+    ) -> None:
         if not isinstance(path, (str, os.PathLike)):
             raise TypeError(
                 f"path must be a file path (str or os.PathLike), got {path!r}"
@@ -369,7 +371,7 @@ class ResultStore:
     def __exit__(self, *exc_info: Any) -> None:
         self.close()
 
-    def __getstate__(self) -> dict:
+    def __getstate__(self) -> dict[str, Any]:
         if self.path == ":memory:":
             raise TypeError("an in-memory ResultStore cannot be pickled")
         return {
@@ -470,7 +472,7 @@ class ResultStore:
         return inserted
 
     @_store_errors
-    def completed_keys(self) -> set[tuple]:
+    def completed_keys(self) -> set[tuple[Any, ...]]:
         """Keys of the stored rows, whatever their status.
 
         Returns
@@ -540,7 +542,10 @@ class ResultStore:
 
     @_store_errors
     def __len__(self) -> int:
-        return self._connection().execute("SELECT COUNT(*) FROM results").fetchone()[0]
+        result: int = (
+            self._connection().execute("SELECT COUNT(*) FROM results").fetchone()[0]
+        )
+        return result
 
     @_store_errors
     def frame(self) -> Any:
@@ -570,7 +575,7 @@ class ResultStore:
     # -- study metadata ----------------------------------------------------------------
 
     @_store_errors
-    def study(self) -> dict | None:
+    def study(self) -> dict[str, Any] | None:
         """The stored study configuration, or None if none was recorded yet.
 
         Returns
@@ -590,7 +595,7 @@ class ResultStore:
         return checked_meta(self._connection(), self.path).get("study")
 
     @_store_errors
-    def metadata(self) -> dict:
+    def metadata(self) -> dict[str, Any]:
         """Everything in the ``meta`` table, with the study JSON decoded.
 
         Returns
@@ -607,7 +612,7 @@ class ResultStore:
         return checked_meta(self._connection(), self.path)
 
     @_store_errors
-    def ensure_study(self, config: Mapping[str, Any]) -> dict:
+    def ensure_study(self, config: Mapping[str, Any]) -> dict[str, Any]:
         """Record ``config`` as this store's study, or check that it is the same.
 
         Parameters
@@ -655,7 +660,8 @@ study, or re-run with the stored configuration to resume it.
                     "INSERT OR REPLACE INTO meta VALUES ('created', ?)",
                     (datetime.now(timezone.utc).isoformat(timespec="seconds"),),
                 )
-                return wanted
+                created: dict[str, Any] = wanted
+                return created
         stored = json.loads(row[0])
         if stored != wanted:
             raise StudyMismatchError(
@@ -664,16 +670,17 @@ study, or re-run with the stored configuration to resume it.
                 "a new study, or re-run with the stored configuration to resume it."
                 + _against_hint(stored, wanted, self.path)
             )
-        return stored
+        kept: dict[str, Any] = stored
+        return kept
 
 
-def raw_rows(store: ResultStore) -> tuple[list[str], list[tuple]]:
+def raw_rows(store: ResultStore) -> tuple[list[str], list[tuple[Any, ...]]]:
     """A store's rows, each checked against the schema (a damaged one refused)."""
     records, columns, _ = checked_records(store._connection(), store.path)
     return columns, records
 
 
-def _against_hint(stored: dict, wanted: dict, path: str) -> str:
+def _against_hint(stored: dict[str, Any], wanted: dict[str, Any], path: str) -> str:
     """The way to add learners to a study, for a request that only adds learners."""
     from ._provenance import split_study
 
@@ -707,7 +714,7 @@ def _to_sql(value: Any, name: str) -> Any:
     return value
 
 
-def _describe_differences(stored: dict, wanted: dict) -> str:
+def _describe_differences(stored: dict[str, Any], wanted: dict[str, Any]) -> str:
     parts = []
     for key in sorted(set(stored) | set(wanted)):
         old, new = stored.get(key), wanted.get(key)
