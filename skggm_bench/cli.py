@@ -45,6 +45,8 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from . import __version__
+from ._command_run import run_study
+from ._command_sample import sample_matrices
 from ._commands import (
     DEFAULT_PRESET,
     EXIT_FAILED,
@@ -59,8 +61,6 @@ from ._commands import (
     metric_name,
     preset_names,
     publish_site,
-    run_study,
-    sample_matrices,
     shard_spec,
     show_leaderboard,
     show_presets,

@@ -23,7 +23,7 @@ import pandas as pd
 import patience
 import pytest
 
-from skggm_bench import _commands, cli
+from skggm_bench import _command_run, cli
 from skggm_bench._commands import silenced_warnings
 from skggm_bench.benchmark import Benchmark
 from skggm_bench.benchmark.analysis._ranking import MIN_REPEATS
@@ -144,7 +144,7 @@ class _Terminal(io.StringIO):
 
 @pytest.mark.parametrize("stream", [_Terminal(), io.StringIO()])
 def test_lines_written_while_the_bar_shows_are_lines_of_their_own(stream):
-    progress = _commands._Progress(enabled=True)
+    progress = _command_run._Progress(enabled=True)
     progress.stream = stream
     with progress.lines_above():
         progress(0, 10)

@@ -27,6 +27,7 @@ import numpy as np
 
 from skggm_bench import graphs
 from skggm_bench.graphs import (
+    _chordal,
     band_graph,
     chain_graph,
     erdos_renyi_graph,
@@ -60,7 +61,7 @@ def peak_memory(function: Callable[[], object]) -> float:
 
 
 def fill_in(graph: nx.Graph, method: str) -> int:
-    filled, _ = graphs._triangulate_sparse(graph, method)
+    filled, _ = _chordal._triangulate_sparse(graph, method)
     return filled.nnz // 2 - graph.number_of_edges()
 
 
@@ -124,7 +125,7 @@ def large_graphs() -> dict[str, nx.Graph]:
 def benchmark_large(repeat: int = 2) -> list[dict[str, float]]:
     rows = []
     for name, graph in large_graphs().items():
-        adjacency = graphs._check_sparse_adjacency(graph)
+        adjacency = graphs.check_adjacency(graph, sparse=True)
         for method in METHODS:
             rows.append(
                 {
@@ -136,11 +137,13 @@ def benchmark_large(repeat: int = 2) -> list[dict[str, float]]:
                         lambda m=method, g=graph: triangulate(g, m), repeat
                     ),
                     "sparse_time": best_time(
-                        lambda m=method, a=adjacency: graphs._triangulate_sparse(a, m),
+                        lambda m=method, a=adjacency: _chordal._triangulate_sparse(
+                            a, m
+                        ),
                         repeat,
                     ),
                     "sparse_peak": peak_memory(
-                        lambda m=method, a=adjacency: graphs._triangulate_sparse(a, m)
+                        lambda m=method, a=adjacency: _chordal._triangulate_sparse(a, m)
                     ),
                 }
             )
@@ -150,7 +153,7 @@ def benchmark_large(repeat: int = 2) -> list[dict[str, float]]:
 def benchmark_band_100000(repeat: int = 3) -> dict[str, float]:
     """perfect_ordering of a band graph, p = 100,000, bandwidth 3."""
     graph = band_graph(100_000, 3)
-    adjacency = graphs._check_sparse_adjacency(graph)
+    adjacency = graphs.check_adjacency(graph, sparse=True)
     return {
         "edges": graph.number_of_edges(),
         "networkx_input_time": best_time(lambda: perfect_ordering(graph), repeat),

@@ -22,6 +22,9 @@ from scipy import stats
 
 from skggm_bench import graphs
 from skggm_bench.graphs import (
+    _adjacency,
+    _chordal,
+    _families,
     band_graph,
     chain_graph,
     check_adjacency,
@@ -596,7 +599,7 @@ def test_upper_pairs_matches_triu_indices():
     for p in [1, 2, 3, 10, 57]:
         rows, cols = np.triu_indices(p, 1)
         flat = np.arange(rows.size)
-        got_rows, got_cols = graphs._upper_pairs(p, flat)
+        got_rows, got_cols = _families._upper_pairs(p, flat)
         np.testing.assert_array_equal(got_rows, rows)
         np.testing.assert_array_equal(got_cols, cols)
 
@@ -770,15 +773,15 @@ def test_chordal_tools_never_build_a_dense_matrix_from_sparse_input(monkeypatch)
             refuse()
         return validate(graph, **kwargs)
 
-    monkeypatch.setattr(graphs, "check_adjacency", sparse_only)
-    monkeypatch.setattr(graphs, "_adjacency_from_matrix", refuse)
+    monkeypatch.setattr(_chordal, "check_adjacency", sparse_only)
+    monkeypatch.setattr(_adjacency, "_adjacency_from_matrix", refuse)
     for graph in (
         band_graph(50, 3),
         sp.csr_array(nx.to_scipy_sparse_array(band_graph(50, 3))),
     ):
         assert is_chordal(graph)
         assert is_permutation(perfect_ordering(graph), 50)
-        filled, _ = graphs._triangulate_sparse(graph, "min_fill")
+        filled, _ = _chordal._triangulate_sparse(graph, "min_fill")
         assert sp.issparse(filled)
 
 
@@ -824,8 +827,8 @@ def test_triangulate_returns_a_chordal_supergraph_and_its_perfect_ordering(metho
 def test_triangulate_matches_the_definition_exactly(method, dense_switch, monkeypatch):
     # Incremental degree/fill bookkeeping (set phase, dense phase, and the switch
     # between them) against a reference that recomputes everything every step.
-    monkeypatch.setattr(graphs, "_DENSE_SWITCH", dense_switch)
-    monkeypatch.setattr(graphs, "_DENSE_CHUNK", 5)  # exercise the chunked loop
+    monkeypatch.setattr(_chordal, "_DENSE_SWITCH", dense_switch)
+    monkeypatch.setattr(_chordal, "_DENSE_CHUNK", 5)  # exercise the chunked loop
     examples = random_graphs(40, 22, seed=8)
     examples += [
         nx.to_numpy_array(g, dtype=bool)
@@ -848,7 +851,7 @@ def test_triangulate_does_not_depend_on_the_dense_switch(method, monkeypatch):
     # Larger graphs, where the switch happens mid-way (too slow for the reference).
     results = {}
     for dense_switch in (0, 64, 10**18):
-        monkeypatch.setattr(graphs, "_DENSE_SWITCH", dense_switch)
+        monkeypatch.setattr(_chordal, "_DENSE_SWITCH", dense_switch)
         results[dense_switch] = [
             triangulate(erdos_renyi_graph(150, 3 / 149, random_state=s), method)
             for s in range(3)
@@ -869,8 +872,8 @@ def test_initial_fill_counts_dense_and_sparse_paths_agree(monkeypatch):
         degree = counts.sum(axis=1)
         expected = degree * (degree - 1) // 2 - np.diag(counts @ counts @ counts) // 2
         for limit in (0, 10**6):  # force the sparse, then the dense product
-            monkeypatch.setattr(graphs, "_DENSE_TRIANGLES_MAX", limit)
-            np.testing.assert_array_equal(graphs._initial_fill(sparse), expected)
+            monkeypatch.setattr(_chordal, "_DENSE_TRIANGLES_MAX", limit)
+            np.testing.assert_array_equal(_chordal._initial_fill(sparse), expected)
 
 
 def test_min_fill_adds_nothing_to_chordal_graphs():
@@ -904,7 +907,7 @@ def test_triangulate_input_forms_agree_and_sparse_path_matches():
             filled, order = triangulate(form, method)
             np.testing.assert_array_equal(filled, expected[0], err_msg=name)
             np.testing.assert_array_equal(order, expected[1], err_msg=name)
-        sparse, order = graphs._triangulate_sparse(sp.csr_array(adjacency), method)
+        sparse, order = _chordal._triangulate_sparse(sp.csr_array(adjacency), method)
         assert isinstance(sparse, sp.csr_array) and sparse.dtype == bool
         np.testing.assert_array_equal(sparse.toarray(), expected[0])
         np.testing.assert_array_equal(order, expected[1])
@@ -967,3 +970,17 @@ def test_fill_in_compared_with_networkx():
     assert ours_min_degree <= nx_min_degree
     assert ours_min_fill <= nx_min_fill
     assert ours_min_fill < ours_min_degree
+
+
+def test_public_functions_keep_the_path_studies_record():
+    # A study records a graph family it is given by module and name (and a hash of
+    # its code); graphs.py was split into a package, and these paths must be the
+    # ones recorded before the split, and a pickled function must load.
+    import pickle
+
+    import skggm_bench.graphs as graphs
+
+    for name in graphs.__all__:
+        function = getattr(graphs, name)
+        assert function.__module__ == "skggm_bench.graphs", name
+        assert pickle.loads(pickle.dumps(function)) is function
