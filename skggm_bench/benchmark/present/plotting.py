@@ -234,31 +234,31 @@ def plot_curves(
                 # sample sizes, so that the intervals of close learners stay apart.
                 x = curve.index.to_numpy(float) + offsets[index]
                 ax.plot(x, curve["mean"], "-", color=colour, label=learner, lw=1.4)
-                for hollow in (False, True):
-                    points = failed.to_numpy() == hollow
-                    ax.scatter(
-                        x[points],
-                        curve["mean"].to_numpy()[points],
-                        edgecolors=[colour],
-                        facecolors="none" if hollow else [colour],
-                        zorder=3,
-                        s=18,
-                    )
+                mean = curve["mean"].to_numpy()
+                hollow = failed.to_numpy()
+                # One marker set per kind present: most learners have no failed
+                # point, and every artist costs time when the figure is drawn.
+                for points, face in ((~hollow, [colour]), (hollow, "none")):
+                    if points.any():
+                        ax.scatter(
+                            x[points],
+                            mean[points],
+                            edgecolors=[colour],
+                            facecolors=face,
+                            zorder=3,
+                            s=18,
+                        )
                 entry = METRICS.get(metric)
                 low, high = (entry.low, entry.high) if entry else (-np.inf, np.inf)
-                below = curve["mean"] - (curve["mean"] - curve["half_width"]).clip(
-                    lower=low
-                )
-                above = (curve["mean"] + curve["half_width"]).clip(upper=high) - curve[
-                    "mean"
-                ]
-                ax.errorbar(
+                half = curve["half_width"].to_numpy()
+                # The interval as plain vertical segments, clipped to the metric's
+                # range; a NaN interval (one repeat) draws no segment.
+                ax.vlines(
                     x,
-                    curve["mean"],
-                    yerr=[below.fillna(0), above.fillna(0)],
-                    fmt="none",
-                    ecolor=colour,
-                    elinewidth=1.0,
+                    np.clip(mean - half, low, None),
+                    np.clip(mean + half, None, high),
+                    colors=[colour],
+                    linewidth=1.0,
                     alpha=0.7,
                 )
             if i == 0:
