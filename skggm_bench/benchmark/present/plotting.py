@@ -233,21 +233,31 @@ def plot_curves(
                 # Each learner is shifted sideways by a fraction of the gap between
                 # sample sizes, so that the intervals of close learners stay apart.
                 x = curve.index.to_numpy(float) + offsets[index]
-                ax.plot(x, curve["mean"], "-", color=colour, label=learner, lw=1.4)
                 mean = curve["mean"].to_numpy()
                 hollow = failed.to_numpy()
-                # One marker set per kind present: most learners have no failed
-                # point, and every artist costs time when the figure is drawn.
-                for points, face in ((~hollow, [colour]), (hollow, "none")):
-                    if points.any():
-                        ax.scatter(
-                            x[points],
-                            mean[points],
-                            edgecolors=[colour],
-                            facecolors=face,
-                            zorder=3,
-                            s=18,
-                        )
+                # The filled markers ride on the learner's line (a scatter per
+                # learner costs more to build and draw than the line itself); the
+                # hollow ones, where some fits failed, are a scatter of their own.
+                ax.plot(
+                    x,
+                    mean,
+                    "-o",
+                    color=colour,
+                    label=learner,
+                    lw=1.4,
+                    markersize=np.sqrt(18),
+                    markevery=np.flatnonzero(~hollow).tolist(),
+                    zorder=3,
+                )
+                if hollow.any():
+                    ax.scatter(
+                        x[hollow],
+                        mean[hollow],
+                        edgecolors=[colour],
+                        facecolors="none",
+                        zorder=3,
+                        s=18,
+                    )
                 entry = METRICS.get(metric)
                 low, high = (entry.low, entry.high) if entry else (-np.inf, np.inf)
                 half = curve["half_width"].to_numpy()
