@@ -233,32 +233,42 @@ def plot_curves(
                 # Each learner is shifted sideways by a fraction of the gap between
                 # sample sizes, so that the intervals of close learners stay apart.
                 x = curve.index.to_numpy(float) + offsets[index]
-                ax.plot(x, curve["mean"], "-", color=colour, label=learner, lw=1.4)
-                for hollow in (False, True):
-                    points = failed.to_numpy() == hollow
+                mean = curve["mean"].to_numpy()
+                hollow = failed.to_numpy()
+                # The filled markers ride on the learner's line (a scatter per
+                # learner costs more to build and draw than the line itself); the
+                # hollow ones, where some fits failed, are a scatter of their own.
+                ax.plot(
+                    x,
+                    mean,
+                    "-o",
+                    color=colour,
+                    label=learner,
+                    lw=1.4,
+                    markersize=np.sqrt(18),
+                    markevery=np.flatnonzero(~hollow).tolist(),
+                    zorder=3,
+                )
+                if hollow.any():
                     ax.scatter(
-                        x[points],
-                        curve["mean"].to_numpy()[points],
+                        x[hollow],
+                        mean[hollow],
                         edgecolors=[colour],
-                        facecolors="none" if hollow else [colour],
+                        facecolors="none",
                         zorder=3,
                         s=18,
                     )
                 entry = METRICS.get(metric)
                 low, high = (entry.low, entry.high) if entry else (-np.inf, np.inf)
-                below = curve["mean"] - (curve["mean"] - curve["half_width"]).clip(
-                    lower=low
-                )
-                above = (curve["mean"] + curve["half_width"]).clip(upper=high) - curve[
-                    "mean"
-                ]
-                ax.errorbar(
+                half = curve["half_width"].to_numpy()
+                # The interval as plain vertical segments, clipped to the metric's
+                # range; a NaN interval (one repeat) draws no segment.
+                ax.vlines(
                     x,
-                    curve["mean"],
-                    yerr=[below.fillna(0), above.fillna(0)],
-                    fmt="none",
-                    ecolor=colour,
-                    elinewidth=1.0,
+                    np.clip(mean - half, low, None),
+                    np.clip(mean + half, None, high),
+                    colors=[colour],
+                    linewidth=1.0,
                     alpha=0.7,
                 )
             if i == 0:
