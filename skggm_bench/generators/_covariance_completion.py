@@ -33,6 +33,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
+from ._completion_sweep import sweep as sweep_nodes
+
 __all__ = ["complete_covariance_batch"]
 
 # Sweeps remembered by Anderson acceleration. Slowest of 100 inverse Wishart draws
@@ -62,6 +64,7 @@ def complete_covariance_batch(
     """
     n_samples, p = sigma.shape[:2]
     chunk = max(1, _CHUNK_ENTRIES // (p * p))
+    graph = _graph_arrays(neighbours, p)
     completion = np.empty_like(sigma)
     n_iter = 0
     for start in range(0, n_samples, chunk):
@@ -69,65 +72,63 @@ def complete_covariance_batch(
         result = None
         if accelerate:
             try:
-                result = _complete(part, neighbours, tol, max_iter, _MEMORY)
+                result = _complete(part, graph, tol, max_iter, _MEMORY)
             except (np.linalg.LinAlgError, FloatingPointError):
                 result = None  # the extrapolation broke a sweep
         if result is None:
-            result = _complete(part, neighbours, tol, max_iter, 0)
+            result = _complete(part, graph, tol, max_iter, 0)
         completion[start : start + chunk], sweeps = result
         n_iter = max(n_iter, sweeps)
     return completion, n_iter
 
 
-def _sweep(
-    rows: np.ndarray, neighbours: list[np.ndarray], targets: list[np.ndarray]
-) -> None:
-    """One pass of the iterative regressions over every node, in place.
+def _graph_arrays(neighbours: list[np.ndarray], p: int) -> tuple[np.ndarray, ...]:
+    """The kernel's graph: neighbours and non-neighbours of each node, as CSR.
 
-    ``rows[k]`` holds row ``k`` of every matrix of the batch (node-major layout,
-    shape ``(p, n, p)``): the rows of a neighbourhood are then gathered as whole
-    contiguous blocks, several times faster than from a ``(n, p, p)`` array.
+    ``indptr, indices, off_indptr, off_indices`` (``int32``, sorted): node ``j``'s
+    neighbours are ``indices[indptr[j]:indptr[j + 1]]``, the other nodes it is not
+    adjacent to ``off_indices[off_indptr[j]:off_indptr[j + 1]]``.
     """
-    for j, (nbrs, target) in enumerate(zip(neighbours, targets, strict=True)):
-        if nbrs.size == 0:
-            # W[-j, j] = 0: an isolated node is independent of the rest.
-            new = np.zeros(rows.shape[1:])
-        else:
-            block = rows[nbrs]  # (d, n, p)
-            beta = np.linalg.solve(block[:, :, nbrs].transpose(1, 0, 2), target)
-            new = (np.swapaxes(beta, 1, 2) @ block.transpose(1, 0, 2))[:, 0, :]
-            # W[N, N] beta = sigma[N, j] up to rounding; keep sigma's entries exact.
-            new[:, nbrs] = target[:, :, 0]
-        new[:, j] = rows[j, :, j]
-        rows[j] = new
-        rows[:, :, j] = new.T
+    adjacent = np.zeros((p, p), dtype=bool)
+    for j, nbrs in enumerate(neighbours):
+        adjacent[j, nbrs] = True
+    off = ~(adjacent | np.eye(p, dtype=bool))
+    arrays: list[np.ndarray] = []
+    for mask in (adjacent, off):
+        indptr = np.zeros(p + 1, dtype=np.intc)
+        np.cumsum(mask.sum(axis=1), out=indptr[1:])
+        arrays += [indptr, np.nonzero(mask)[1].astype(np.intc)]
+    return tuple(arrays)
+
+
+def _off_graph_pairs(graph: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Rows and columns of the entries above the diagonal that are off the graph."""
+    off_indptr, off_indices = graph[2:]
+    rows = np.repeat(np.arange(off_indptr.size - 1), np.diff(off_indptr))
+    upper = off_indices > rows
+    return rows[upper], off_indices[upper].astype(np.intp)
 
 
 def _complete(
     sigma: np.ndarray,
-    neighbours: list[np.ndarray],
+    graph: tuple[np.ndarray, ...],
     tol: float,
     max_iter: int,
     memory: int,
 ) -> tuple[np.ndarray, int]:
     """Sweeps from ``W = sigma``, Anderson-accelerated when ``memory > 0``."""
-    n_samples, p = sigma.shape[:2]
-    free = np.eye(p, dtype=bool)
-    for j, nbrs in enumerate(neighbours):
-        free[j, nbrs] = True
-    first, second = np.nonzero(np.triu(~free, 1))
+    n_samples = sigma.shape[0]
+    first, second = _off_graph_pairs(graph)
     threshold = tol * np.max(np.diagonal(sigma, axis1=1, axis2=2), axis=1)
     completion = np.empty_like(sigma)
-    all_targets = [sigma[:, nbrs, j, None] for j, nbrs in enumerate(neighbours)]
-    targets = all_targets
     # Draws still iterated (positions in the batch); converged ones are copied out
     # at once and dropped from the arrays when a quarter of them are done.
     index = np.arange(n_samples)
     done = np.zeros(n_samples, dtype=bool)
-    rows = sigma.transpose(1, 0, 2).copy()  # a copy even when n = 1
+    matrices: np.ndarray = np.array(sigma, dtype=np.float64, order="C")  # a copy
     # The entries off the graph, (n, n_off), C-contiguous: every draw's row has the
     # same layout whatever the batch, so its inner products round alike.
-    x = np.ascontiguousarray(rows[first, :, second].T)
+    x = np.ascontiguousarray(matrices[:, first, second])
     history_g = np.zeros((n_samples, memory, first.size))
     history_f = np.zeros((n_samples, memory, first.size))
     gram = np.zeros((n_samples, memory, memory))
@@ -138,36 +139,35 @@ def _complete(
     # g and f of the previous sweep.
     previous: tuple[np.ndarray, np.ndarray] | None = None
     for sweep in range(1, max_iter + 1):
-        _sweep(rows, neighbours, targets)
-        f = np.ascontiguousarray(rows[first, :, second].T)
+        sweep_nodes(matrices, *graph)
+        f = np.ascontiguousarray(matrices[:, first, second])
         g = f - x
         change = np.abs(g).max(axis=1, initial=0.0)
         if memory and not np.all(np.isfinite(change)):
             raise FloatingPointError("non-finite entry after an extrapolation")
         newly = ~done & (change <= threshold[index])
-        completion[index[newly]] = rows[:, newly].transpose(1, 0, 2)
+        completion[index[newly]] = matrices[newly]
         done |= newly
         if done.all():
             return completion, sweep
         if 4 * done.sum() >= done.size:
             keep = ~done
-            rows = np.ascontiguousarray(rows[:, keep])
+            matrices = matrices[keep]
             index, done, x, f, g = (a[keep] for a in (index, done, x, f, g))
             history_g, history_f, gram = (a[keep] for a in (history_g, history_f, gram))
             products, norms = products[keep], norms[keep]
             if previous is not None:
                 previous = (previous[0][keep], previous[1][keep])
-            targets = [target[index] for target in all_targets]
         if memory and previous is not None:
             x = _anderson_step(
                 sweep,
                 (g, f, *previous),
                 (history_g, history_f, gram, products, norms),
             )
-            rows[first, :, second] = x.T
-            rows[second, :, first] = x.T
+            matrices[:, first, second] = x
+            matrices[:, second, first] = x
         else:
-            x = f  # rows hold F(x) already
+            x = f  # matrices hold F(x) already
             if memory:
                 norms = np.einsum("nl,nl->n", g, g)
         previous = (g, f)
