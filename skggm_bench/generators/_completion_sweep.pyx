@@ -31,6 +31,7 @@ cdef int _sweep_one(
     const int[::1] off_indptr,
     const int[::1] off_indices,
     double* factor,
+    double* inverse,
     double* beta,
     double* column,
 ) noexcept nogil:
@@ -42,30 +43,35 @@ cdef int _sweep_one(
     for j in range(p):
         start = indptr[j]
         d = indptr[j + 1] - start
-        # Lower Cholesky factor of W[N, N], row by row (d x d, row-major).
+        # Lower Cholesky factor of W[N, N], row by row (d x d, row-major), with
+        # the reciprocals of its diagonal in inverse: multiplications, not divisions.
         for a in range(d):
             k = indices[start + a]
             for b in range(a + 1):
-                total = W[k, indices[start + b]]
+                factor[a * d + b] = W[k, indices[start + b]]
+        for a in range(d):
+            for b in range(a):
+                total = factor[a * d + b]
                 for c in range(b):
                     total = total - factor[a * d + c] * factor[b * d + c]
-                if a == b:
-                    if not total > 0.0:  # also false for NaN
-                        return -1
-                    factor[a * d + a] = sqrt(total)
-                else:
-                    factor[a * d + b] = total / factor[b * d + b]
+                factor[a * d + b] = total * inverse[b]
+            total = factor[a * d + a]
+            for c in range(a):
+                total = total - factor[a * d + c] * factor[a * d + c]
+            if not total > 0.0:  # also false for NaN
+                return -1
+            inverse[a] = 1.0 / sqrt(total)
         # beta = W[N, N]^{-1} W[N, j]: forward, then backward substitution.
         for a in range(d):
             total = W[indices[start + a], j]
             for c in range(a):
                 total = total - factor[a * d + c] * beta[c]
-            beta[a] = total / factor[a * d + a]
+            beta[a] = total * inverse[a]
         for a in range(d - 1, -1, -1):
             total = beta[a]
             for c in range(a + 1, d):
                 total = total - factor[c * d + a] * beta[c]
-            beta[a] = total / factor[a * d + a]
+            beta[a] = total * inverse[a]
         for i in range(p):
             column[i] = 0.0
         for a in range(d):
@@ -105,13 +111,14 @@ def sweep(
     for j in range(p):
         largest = max(largest, indptr[j + 1] - indptr[j])
     cdef double[::1] factor = np.empty(max(1, largest * largest))
+    cdef double[::1] inverse = np.empty(max(1, largest))
     cdef double[::1] beta = np.empty(max(1, largest))
     cdef double[::1] column = np.empty(max(1, p))
     with nogil:
         for m in range(n):
             status = _sweep_one(
                 W[m], indptr, indices, off_indptr, off_indices, &factor[0],
-                &beta[0], &column[0]
+                &inverse[0], &beta[0], &column[0]
             )
             if status < 0:
                 break
@@ -119,3 +126,35 @@ def sweep(
         raise np.linalg.LinAlgError(
             f"a neighbourhood block of matrix {m} is not positive definite"
         )
+
+
+def gather(const double[:, :, ::1] W, const int[::1] first, const int[::1] second):
+    """``W[:, first, second]`` as a new C-contiguous ``(n, len(first))`` array.
+
+    Cheaper than numpy's indexing with two index arrays, once per sweep.
+    """
+    cdef Py_ssize_t n = W.shape[0]
+    cdef Py_ssize_t size = first.shape[0]
+    cdef Py_ssize_t m, e
+    out_array = np.empty((n, size))
+    cdef double[:, ::1] out = out_array
+    with nogil:
+        for m in range(n):
+            for e in range(size):
+                out[m, e] = W[m, first[e], second[e]]
+    return out_array
+
+
+def scatter(double[:, :, ::1] W, const int[::1] first, const int[::1] second,
+            const double[:, ::1] values):
+    """Set ``W[:, first, second]`` and ``W[:, second, first]`` to ``values``."""
+    cdef Py_ssize_t n = W.shape[0]
+    cdef Py_ssize_t size = first.shape[0]
+    cdef Py_ssize_t m, e
+    if values.shape[0] != n or values.shape[1] != size:
+        raise ValueError("values must be (n, len(first))")
+    with nogil:
+        for m in range(n):
+            for e in range(size):
+                W[m, first[e], second[e]] = values[m, e]
+                W[m, second[e], first[e]] = values[m, e]

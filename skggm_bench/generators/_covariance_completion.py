@@ -33,6 +33,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
+from ._completion_sweep import gather, scatter
 from ._completion_sweep import sweep as sweep_nodes
 
 __all__ = ["complete_covariance_batch"]
@@ -106,7 +107,7 @@ def _off_graph_pairs(graph: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndar
     off_indptr, off_indices = graph[2:]
     rows = np.repeat(np.arange(off_indptr.size - 1), np.diff(off_indptr))
     upper = off_indices > rows
-    return rows[upper], off_indices[upper].astype(np.intp)
+    return rows[upper].astype(np.intc), off_indices[upper]
 
 
 def _complete(
@@ -128,7 +129,7 @@ def _complete(
     matrices: np.ndarray = np.array(sigma, dtype=np.float64, order="C")  # a copy
     # The entries off the graph, (n, n_off), C-contiguous: every draw's row has the
     # same layout whatever the batch, so its inner products round alike.
-    x = np.ascontiguousarray(matrices[:, first, second])
+    x = gather(matrices, first, second)
     history_g = np.zeros((n_samples, memory, first.size))
     history_f = np.zeros((n_samples, memory, first.size))
     gram = np.zeros((n_samples, memory, memory))
@@ -140,7 +141,7 @@ def _complete(
     previous: tuple[np.ndarray, np.ndarray] | None = None
     for sweep in range(1, max_iter + 1):
         sweep_nodes(matrices, *graph)
-        f = np.ascontiguousarray(matrices[:, first, second])
+        f = gather(matrices, first, second)
         g = f - x
         change = np.abs(g).max(axis=1, initial=0.0)
         if memory and not np.all(np.isfinite(change)):
@@ -164,8 +165,7 @@ def _complete(
                 (g, f, *previous),
                 (history_g, history_f, gram, products, norms),
             )
-            matrices[:, first, second] = x
-            matrices[:, second, first] = x
+            scatter(matrices, first, second, x)
         else:
             x = f  # matrices hold F(x) already
             if memory:

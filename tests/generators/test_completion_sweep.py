@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 
 from skggm_bench.generators import GWishart, _covariance_completion
-from skggm_bench.generators._completion_sweep import sweep
+from skggm_bench.generators._completion_sweep import gather, scatter, sweep
 from skggm_bench.generators._covariance_completion import (
     _graph_arrays,
+    _off_graph_pairs,
     complete_covariance_batch,
 )
 from skggm_bench.generators.g_wishart import sample_wishart
@@ -128,6 +129,28 @@ def test_sweep_rejects_a_graph_of_another_size():
     graph = _graph_arrays(_neighbours(GRAPHS["path"]), 5)
     with pytest.raises(ValueError, match="length p"):
         sweep(_random_spd(2, 4, seed=0), *graph)
+
+
+@pytest.mark.parametrize("name", ["erdos_renyi", "complete", "single_node"])
+def test_off_graph_entries_are_gathered_and_scattered_as_numpy_indexes(name):
+    adjacency = GRAPHS[name]
+    p = adjacency.shape[0]
+    first, second = _off_graph_pairs(_graph_arrays(_neighbours(adjacency), p))
+    expected_first, expected_second = np.nonzero(
+        np.triu(~(adjacency | np.eye(p, dtype=bool)), 1)
+    )
+    np.testing.assert_array_equal(first, expected_first)
+    np.testing.assert_array_equal(second, expected_second)
+    W = _random_spd(4, p, seed=1)
+    values = gather(W, first, second)
+    np.testing.assert_array_equal(values, W[:, first, second])
+    assert values.flags.c_contiguous
+    expected = W.copy()
+    expected[:, first, second] = expected[:, second, first] = 2.0 * values
+    scatter(W, first, second, 2.0 * values)
+    np.testing.assert_array_equal(W, expected)
+    with pytest.raises(ValueError, match="values must be"):
+        scatter(W, first, second, values[:1] if first.size else np.zeros((3, 0)))
 
 
 def test_completion_does_not_depend_on_the_chunking(monkeypatch):
