@@ -60,7 +60,8 @@ def complete_covariance_batch(
     """Completions of a batch of positive definite matrices.
 
     Returns the completions and the number of sweeps of the slowest matrix; raises
-    ``RuntimeError`` if some matrix has not converged after ``max_iter`` sweeps.
+    ``RuntimeError`` if some matrix has not converged after ``max_iter`` sweeps,
+    ``numpy.linalg.LinAlgError`` if plain sweeps fail on one (not positive definite).
     """
     n_samples, p = sigma.shape[:2]
     graph = _graph_arrays(neighbours, p)
