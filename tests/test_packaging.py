@@ -5,7 +5,7 @@ setuptools warns at every build and install about metadata it will stop reading 
 warning scrolls by unread in ``pip install`` output, so this test reads it. The
 build runs without isolation (the test extra installs ``build`` and a setuptools
 recent enough), on a copy of the package: no ``build/`` or ``*.egg-info`` is left
-in the checkout. It takes about 25 seconds, most of it compiling the two Cython
+in the checkout. It takes 25-50 seconds, most of it compiling the two Cython
 kernels.
 """
 
