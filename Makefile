@@ -9,7 +9,8 @@ STAMP := $(VENV)/.installed
 
 # The compiler is looked for only when the package is (re)built, so that a target
 # run on an installed venv prints nothing about it.
-$(STAMP): pyproject.toml setup.py skggm_bench/learners/_glasso_descent.pyx
+$(STAMP): pyproject.toml setup.py skggm_bench/learners/_glasso_descent.pyx \
+		skggm_bench/generators/_completion_sweep.pyx
 	$(find_compiler)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --upgrade pip
@@ -102,7 +103,9 @@ compiler:
 
 clean:
 	rm -rf $(VENV) build *.egg-info skggm_bench/learners/_glasso_descent.c \
-		skggm_bench/learners/_glasso_descent.*.so
+		skggm_bench/learners/_glasso_descent.*.so \
+		skggm_bench/generators/_completion_sweep.c \
+		skggm_bench/generators/_completion_sweep.*.so
 
 docs: $(STAMP)
 	$(BIN)/python -m pip install -q -e ".[docs]"

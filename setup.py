@@ -1,7 +1,8 @@
-"""The compiled part of skggm-bench: the graphical lasso's descent kernel.
+"""The compiled part of skggm-bench: the graphical lasso's descent kernel and the
+covariance completion's sweep.
 
 Everything else is declared in pyproject.toml; setuptools needs this file only
-for the Cython extension (see docs/architecture.md for why setuptools and not
+for the Cython extensions (see docs/architecture.md for why setuptools and not
 meson-python).
 """
 
@@ -13,7 +14,12 @@ extensions = [
         "skggm_bench.learners._glasso_descent",
         ["skggm_bench/learners/_glasso_descent.pyx"],
         extra_compile_args=["-O3"],
-    )
+    ),
+    Extension(
+        "skggm_bench.generators._completion_sweep",
+        ["skggm_bench/generators/_completion_sweep.pyx"],
+        extra_compile_args=["-O3"],
+    ),
 ]
 
 setup(ext_modules=cythonize(extensions, language_level=3))

@@ -165,9 +165,9 @@ def complete_covariance(
     Algorithm 17.1): for each node ``j`` with neighbours ``N``, solve
     ``W[N, N] beta = sigma[N, j]`` and set ``W[-j, j] = W[-j, N] beta``, node after
     node. The sweeps are Anderson-accelerated (the same fixed point in about a
-    third of the sweeps; see ``_covariance_completion``). Every step is batched
-    over the matrices; converged ones leave the active set, so a matrix's
-    completion does not depend on the others in the batch.
+    third of the sweeps; see ``_covariance_completion``). The iteration is
+    compiled and runs matrix after matrix, so a matrix's completion does not
+    depend on the others in the batch.
 
     Parameters
     ----------
@@ -191,6 +191,9 @@ def complete_covariance(
     ------
     RuntimeError
         If some matrix has not converged after ``max_iter`` sweeps.
+    numpy.linalg.LinAlgError
+        If a sweep fails even without extrapolation (a neighbourhood block not
+        positive definite, a non-finite entry): ``sigma`` is not positive definite.
 
     Examples
     --------

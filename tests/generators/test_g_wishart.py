@@ -21,7 +21,6 @@ from threadpoolctl import threadpool_limits
 from skggm_bench.generators import (
     GWishart,
     PoorMixingWarning,
-    _covariance_completion,
     _g_wishart_gibbs,
 )
 from skggm_bench.generators._covariance_completion import complete_covariance_batch
@@ -417,24 +416,6 @@ def test_completion_of_a_draw_does_not_depend_on_the_batch():
         alone, _ = complete_covariance(sigma[k : k + 1], neighbours, 1e-8, 1000)
         np.testing.assert_array_equal(alone[0], together[k])
     np.testing.assert_array_equal(sigma, original)
-
-
-def test_completion_falls_back_to_plain_sweeps_when_extrapolation_breaks(
-    monkeypatch,
-):
-    # An extrapolation that leaves the domain (here: NaN) must cost time, never the
-    # answer: the chunk is redone with plain sweeps.
-    sigma, neighbours = _inverse_wishart_draws(20, 0.2, 4, seed=3)
-    expected, _ = complete_covariance_batch(
-        sigma, neighbours, 1e-12, 1000, accelerate=False
-    )
-    monkeypatch.setattr(
-        _covariance_completion,
-        "_anderson_step",
-        lambda sweep, iterates, state: np.full_like(iterates[1], np.nan),
-    )
-    W, _ = complete_covariance(sigma, neighbours, 1e-12, 1000)
-    np.testing.assert_array_equal(W, expected)
 
 
 def test_sample_wishart_mean():
