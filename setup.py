@@ -1,4 +1,4 @@
-"""The compiled part of skggm-bench: the graphical lasso's descent kernel.
+"""The compiled part of skggm-bench: the graphical lasso's and the lasso's descent kernels.
 
 Everything else is declared in pyproject.toml; setuptools needs this file only
 for the Cython extension (see docs/architecture.md for why setuptools and not
@@ -13,7 +13,12 @@ extensions = [
         "skggm_bench.learners._glasso_descent",
         ["skggm_bench/learners/_glasso_descent.pyx"],
         extra_compile_args=["-O3"],
-    )
+    ),
+    Extension(
+        "skggm_bench.learners._lasso_descent",
+        ["skggm_bench/learners/_lasso_descent.pyx"],
+        extra_compile_args=["-O3"],
+    ),
 ]
 
 setup(ext_modules=cythonize(extensions, language_level=3))
