@@ -130,8 +130,11 @@ def lasso_gram_path(
     unsigned char[::1] converged,
     unsigned int max_iter,
     double tol,
+    unsigned int sweep_limit,
 ):
     """Solve the lasso at each of ``penalties`` (decreasing), warm-started.
+
+    Stops after the first penalty that needs more than ``sweep_limit`` sweeps.
 
     Parameters
     ----------
@@ -147,11 +150,16 @@ def lasso_gram_path(
     converged : out, per penalty: 0 when ``max_iter`` sweeps did not bring the
         gap to ``tol * y_norm2``.
     max_iter, tol : as in :func:`sklearn.linear_model.lasso_path`.
+    sweep_limit : the caller gives up on the path past this many sweeps at
+        one penalty (``max_iter`` or more: never).
 
     Returns
     -------
     tol_scaled : float
         ``tol * y_norm2``, the tolerance the gaps were held to.
+    n_solved : int
+        The number of penalties solved (the first ones): all of them unless
+        one needed more than ``sweep_limit`` sweeps, which is the last.
     """
     cdef int n = Q.shape[0]
     cdef int one = 1
@@ -163,6 +171,7 @@ def lasso_gram_path(
     cdef unsigned int n_iter
     cdef double alpha, gap, dual_norm, w_j, tmp, d_w_j, d_w_max, w_max, step
     cdef double tol_scaled = tol * y_norm2
+    cdef Py_ssize_t n_solved = penalties.shape[0]
     cdef double[::1] Qw = w.copy()
     cdef double[::1] XtA = w.copy()
     cdef int[::1] active = np.empty(n, dtype=np.intc)
@@ -217,4 +226,7 @@ def lasso_gram_path(
                 converged[k] = 0
             sweeps[k] = n_iter + 1
             coefs[k, :] = w
-    return tol_scaled
+            if <unsigned int> sweeps[k] > sweep_limit:
+                n_solved = k + 1
+                break
+    return tol_scaled, n_solved

@@ -106,16 +106,19 @@ class _CenteredBlock:
             float(np.dot(y, y)),
         )
 
-    def path(self, node, problem, alphas, tol, max_iter, coef_init=None):
+    def path(
+        self, node, problem, alphas, tol, max_iter, coef_init=None, sweep_limit=None
+    ):
         """Lasso path of ``node`` on a ``weighted`` problem (scaled coefficients).
 
         Coordinate descent warm-started along ``alphas`` from ``coef_init``
         (zeros by default): :func:`sklearn.linear_model.lasso_path` with the
         Gram matrix, computed by ``lasso_gram_path`` to the same bits without
         its per-penalty overhead, and with its ``ConvergenceWarning`` where a
-        penalty runs out of sweeps. Returns the coefficients, shape
-        (n_predictors, n_alphas), and the largest number of sweeps any penalty
-        needed.
+        penalty runs out of sweeps. With a ``sweep_limit``, the path stops
+        after the first penalty that needs more sweeps. Returns the
+        coefficients, shape (n_predictors, n_solved), and the largest number
+        of sweeps any penalty needed.
         """
         gram, xy, y_norm2 = problem
         w = np.zeros(xy.size) if coef_init is None else np.array(coef_init)
@@ -124,7 +127,7 @@ class _CenteredBlock:
         gaps = np.empty(alphas.size)
         converged = np.empty(alphas.size, dtype=np.uint8)
         # lasso_path's penalties are per sample; the kernel's are on X'X's scale.
-        tol_scaled = lasso_gram_path(
+        tol_scaled, n_solved = lasso_gram_path(
             gram,
             xy,
             y_norm2,
@@ -136,8 +139,9 @@ class _CenteredBlock:
             converged,
             max_iter,
             tol,
+            max_iter if sweep_limit is None else sweep_limit,
         )
-        for gap in gaps[converged == 0]:
+        for gap in gaps[:n_solved][converged[:n_solved] == 0]:
             warnings.warn(
                 "Objective did not converge. You might want to increase the "
                 "number of iterations, check the scale of the features or "
@@ -146,7 +150,7 @@ class _CenteredBlock:
                 ConvergenceWarning,
                 stacklevel=2,
             )
-        return coefs.T, int(sweeps.max())
+        return coefs[:n_solved].T, int(sweeps[:n_solved].max())
 
 
 class _SlowDescent(Exception):
@@ -167,7 +171,7 @@ class _FoldCoordinateDescent:
     def __init__(self, blocks, node, predictors, scales, tol, max_iter, sweep_limit):
         self.blocks, self.node, self.scales = blocks, node, scales
         self.tol, self.max_iter = tol, max_iter
-        self.sweep_limit = np.inf if sweep_limit is None else sweep_limit
+        self.sweep_limit = sweep_limit
         self.problems = [
             block.weighted(node, predictors, scale)
             for block, scale in zip(blocks, scales, strict=True)
@@ -189,8 +193,9 @@ class _FoldCoordinateDescent:
                 self.tol,
                 self.max_iter,
                 self.warm[fold],
+                self.sweep_limit,
             )
-            if sweeps > self.sweep_limit:
+            if self.sweep_limit is not None and sweeps > self.sweep_limit:
                 raise _SlowDescent
             self.warm[fold] = scaled[:, -1]
             coefs[fold] = scaled * self.scales[fold][:, None]

@@ -37,14 +37,14 @@ def problem(seed):
     return X, y
 
 
-def kernel_path(X, y, alphas, max_iter, tol=1e-4, start=None):
+def kernel_path(X, y, alphas, max_iter, tol=1e-4, start=None, sweep_limit=None):
     k = X.shape[1]
     w = np.zeros(k) if start is None else start.copy()
     coefs = np.empty((alphas.size, k))
     sweeps = np.empty(alphas.size, dtype=np.intc)
     gaps = np.empty(alphas.size)
     converged = np.empty(alphas.size, dtype=np.uint8)
-    lasso_gram_path(
+    _, n_solved = lasso_gram_path(
         X.T @ X,
         X.T @ y,
         float(np.dot(y, y)),
@@ -56,8 +56,11 @@ def kernel_path(X, y, alphas, max_iter, tol=1e-4, start=None):
         converged,
         max_iter,
         tol,
+        max_iter if sweep_limit is None else sweep_limit,
     )
-    return coefs.T, sweeps, converged, w
+    if sweep_limit is None:
+        assert n_solved == alphas.size
+    return coefs[:n_solved].T, sweeps[:n_solved], converged[:n_solved], w
 
 
 def grid(X, y, n_alphas=30):
@@ -144,3 +147,21 @@ def test_node_path_warns_where_sweeps_run_out():
         warnings.simplefilter("error")
         coefs, sweeps = block.path(0, problem_, alphas, 1e-4, 10_000)
     assert coefs.shape == (predictors.size, alphas.size) and sweeps >= 1
+
+
+def test_stops_after_the_first_penalty_past_the_sweep_limit():
+    """The path ends with the first penalty that needs more than ``sweep_limit``
+    sweeps, its solution the one the unlimited path has there."""
+    X, y = problem(1)  # correlated columns: many sweeps at small penalties
+    alphas = grid(X, y)
+    whole, sweeps, _, _ = kernel_path(X, y, alphas, 1000)
+    limit = int(np.median(sweeps))
+    first_past = int(np.argmax(sweeps > limit))
+    assert sweeps[first_past] > limit and first_past < alphas.size - 1
+    stopped, stopped_sweeps, _, last = kernel_path(
+        X, y, alphas, 1000, sweep_limit=limit
+    )
+    assert stopped.shape[1] == first_past + 1
+    np.testing.assert_array_equal(stopped, whole[:, : first_past + 1])
+    np.testing.assert_array_equal(last, whole[:, first_past])
+    assert stopped_sweeps[-1] > limit >= stopped_sweeps[:-1].max(initial=0)
