@@ -14,13 +14,16 @@ that dominate the cost of a full path (about 3/4 of it at p=100, n=200).
 When ``n >> p`` the curve stays flat, the stop never triggers and the full
 grid is evaluated (cheaply: the problem is then well conditioned).
 
-Two solvers compute the CV paths. Scikit-learn's coordinate descent
-(:func:`~sklearn.linear_model.lasso_path`, warm starts along the grid) pays a
-fixed overhead per penalty and fold, which dominates when a node has few
-predictors, as in the second stage of the adaptive lasso. Such nodes follow the
-exact, piecewise-linear lasso path from knot to knot instead (a homotopy, see
-``_FoldHomotopy``), whose cost grows with the number of knots, about one or two
-per predictor, not with the number of penalties. The homotopy's solutions are
+Two solvers compute the CV paths. Coordinate descent: scikit-learn's
+:func:`~sklearn.linear_model.lasso_path` on the Gram matrix, warm starts along
+the grid, computed by the compiled ``_lasso_descent`` to the same bits without
+its Python overhead per penalty. That overhead dominated when a node has few
+predictors, as in the second stage of the adaptive lasso, so such nodes follow
+the exact, piecewise-linear lasso path from knot to knot instead (a homotopy,
+see ``_FoldHomotopy``), whose cost grows with the number of knots, about one or
+two per predictor, not with the number of penalties (the threshold below was
+measured against ``lasso_path``; moving it would change results at the
+tolerance's level, so it stays). The homotopy's solutions are
 exact where coordinate descent stops at its duality-gap tolerance, so the CV
 errors of the two agree to that tolerance. Coordinate descent also slows down
 badly on strongly correlated predictors, where the homotopy does not: a larger
