@@ -142,7 +142,8 @@ class _CenteredBlock:
             converged,
             max_iter,
             tol,
-            max_iter if sweep_limit is None else sweep_limit,
+            # No penalty takes more than max_iter sweeps (an infinite limit too).
+            max_iter if sweep_limit is None else int(min(sweep_limit, max_iter)),
         )
         for gap in gaps[:n_solved][converged[:n_solved] == 0]:
             warnings.warn(
