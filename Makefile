@@ -104,6 +104,7 @@ compiler:
 clean:
 	rm -rf $(VENV) build *.egg-info skggm_bench/learners/_glasso_descent.c \
 		skggm_bench/learners/_glasso_descent.*.so \
+		skggm_bench/learners/_lasso_descent.c skggm_bench/learners/_lasso_descent.*.so \
 		skggm_bench/generators/_completion_sweep.c \
 		skggm_bench/generators/_completion_sweep.*.so
 

@@ -14,13 +14,16 @@ that dominate the cost of a full path (about 3/4 of it at p=100, n=200).
 When ``n >> p`` the curve stays flat, the stop never triggers and the full
 grid is evaluated (cheaply: the problem is then well conditioned).
 
-Two solvers compute the CV paths. Scikit-learn's coordinate descent
-(:func:`~sklearn.linear_model.lasso_path`, warm starts along the grid) pays a
-fixed overhead per penalty and fold, which dominates when a node has few
-predictors, as in the second stage of the adaptive lasso. Such nodes follow the
-exact, piecewise-linear lasso path from knot to knot instead (a homotopy, see
-``_FoldHomotopy``), whose cost grows with the number of knots, about one or two
-per predictor, not with the number of penalties. The homotopy's solutions are
+Two solvers compute the CV paths. Coordinate descent: scikit-learn's
+:func:`~sklearn.linear_model.lasso_path` on the Gram matrix, warm starts along
+the grid, computed by the compiled ``_lasso_descent`` to the same bits without
+its Python overhead per penalty. That overhead dominated when a node has few
+predictors, as in the second stage of the adaptive lasso, so such nodes follow
+the exact, piecewise-linear lasso path from knot to knot instead (a homotopy,
+see ``_FoldHomotopy``), whose cost grows with the number of knots, about one or
+two per predictor, not with the number of penalties (the threshold below was
+measured against ``lasso_path``; moving it would change results at the
+tolerance's level, so it stays). The homotopy's solutions are
 exact where coordinate descent stops at its duality-gap tolerance, so the CV
 errors of the two agree to that tolerance. Coordinate descent also slows down
 badly on strongly correlated predictors, where the homotopy does not: a larger
@@ -29,11 +32,13 @@ needs more than ``_SWEEP_LIMIT`` sweeps. The final fit of a node on all samples
 uses the solver its CV paths used.
 """
 
+import warnings
+
 import numpy as np
-from sklearn import config_context
-from sklearn.linear_model import lasso_path
+from sklearn.exceptions import ConvergenceWarning
 
 from ._cross_validation import select_penalty
+from ._lasso_descent import lasso_gram_path
 
 # 10% above the running minimum is far outside the fold-to-fold noise of a
 # 5-fold CV average near its minimum (typically 1-3% at n=200) and well
@@ -93,36 +98,63 @@ class _CenteredBlock:
         self.X_test = None if test is None else Z[test] - mean
 
     def weighted(self, node, predictors, scale):
-        """Design, Gram matrix and ``X'y`` of ``node`` on ``X[:, predictors] * scale``.
+        """Gram matrix, ``X'y`` and ``y'y`` of ``node`` on ``X[:, predictors] * scale``.
 
         The inputs of ``path``; computed once per node and reused for every chunk.
         """
+        y = self.X[:, node]
         return (
-            self.X[:, predictors] * scale,
             self.gram[np.ix_(predictors, predictors)] * np.outer(scale, scale),
             self.gram[predictors, node] * scale,
+            float(np.dot(y, y)),
         )
 
-    def path(self, node, problem, alphas, tol, max_iter, coef_init=None):
+    def path(
+        self, node, problem, alphas, tol, max_iter, coef_init=None, sweep_limit=None
+    ):
         """Lasso path of ``node`` on a ``weighted`` problem (scaled coefficients).
 
-        Returns the coefficients and the largest number of coordinate-descent
-        sweeps any penalty needed.
+        Coordinate descent warm-started along ``alphas`` from ``coef_init``
+        (zeros by default): :func:`sklearn.linear_model.lasso_path` with the
+        Gram matrix, computed by ``lasso_gram_path`` to the same bits without
+        its per-penalty overhead, and with its ``ConvergenceWarning`` where a
+        penalty runs out of sweeps. With a ``sweep_limit``, the path stops
+        after the first penalty that needs more sweeps. Returns the
+        coefficients, shape (n_predictors, n_solved), and the largest number
+        of sweeps any penalty needed.
         """
-        design, gram, xy = problem
-        _, coefs, _, sweeps = lasso_path(
-            design,
-            self.X[:, node],
-            alphas=alphas,
-            precompute=gram,
-            Xy=xy,
-            tol=tol,
-            max_iter=max_iter,
-            coef_init=coef_init,
-            check_input=False,
-            return_n_iter=True,
+        gram, xy, y_norm2 = problem
+        w = np.zeros(xy.size) if coef_init is None else np.array(coef_init)
+        coefs = np.empty((alphas.size, xy.size))
+        sweeps = np.empty(alphas.size, dtype=np.intc)
+        gaps = np.empty(alphas.size)
+        converged = np.empty(alphas.size, dtype=np.uint8)
+        # lasso_path's penalties are per sample; the kernel's are on X'X's scale.
+        tol_scaled, n_solved = lasso_gram_path(
+            gram,
+            xy,
+            y_norm2,
+            alphas * self.X.shape[0],
+            w,
+            coefs,
+            sweeps,
+            gaps,
+            converged,
+            max_iter,
+            tol,
+            # No penalty takes more than max_iter sweeps (an infinite limit too).
+            max_iter if sweep_limit is None else int(min(sweep_limit, max_iter)),
         )
-        return coefs, int(np.max(sweeps))
+        for gap in gaps[:n_solved][converged[:n_solved] == 0]:
+            warnings.warn(
+                "Objective did not converge. You might want to increase the "
+                "number of iterations, check the scale of the features or "
+                "consider increasing regularisation. "
+                f"Duality gap: {gap:.6e}, tolerance: {tol_scaled:.3e}",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        return coefs[:n_solved].T, int(sweeps[:n_solved].max())
 
 
 class _SlowDescent(Exception):
@@ -143,7 +175,7 @@ class _FoldCoordinateDescent:
     def __init__(self, blocks, node, predictors, scales, tol, max_iter, sweep_limit):
         self.blocks, self.node, self.scales = blocks, node, scales
         self.tol, self.max_iter = tol, max_iter
-        self.sweep_limit = np.inf if sweep_limit is None else sweep_limit
+        self.sweep_limit = sweep_limit
         self.problems = [
             block.weighted(node, predictors, scale)
             for block, scale in zip(blocks, scales, strict=True)
@@ -165,8 +197,9 @@ class _FoldCoordinateDescent:
                 self.tol,
                 self.max_iter,
                 self.warm[fold],
+                self.sweep_limit,
             )
-            if sweeps > self.sweep_limit:
+            if self.sweep_limit is not None and sweeps > self.sweep_limit:
                 raise _SlowDescent
             self.warm[fold] = scaled[:, -1]
             coefs[fold] = scaled * self.scales[fold][:, None]
@@ -481,44 +514,40 @@ def nodewise_lasso(
     fold_coef = np.zeros((len(folds), n_features, n_features))
     alpha = np.zeros(n_features)
     cv_errors = np.full((n_features, len(folds), n_alphas), np.nan)
-    # Parameter validation inside lasso_path costs more than a small path.
-    with config_context(skip_parameter_validation=True, assume_finite=True):
-        blocks = [_CenteredBlock(Z, train, test) for train, test in folds]
-        full = _CenteredBlock(Z, np.arange(n_samples))
-        for node in range(n_features):
-            predictors = np.flatnonzero(
-                weights[node] + fold_weights[:, node].sum(axis=0)
-            )
-            if predictors.size == 0 or grids[node, 0] <= 0:
-                # No (weighted) predictor correlates with the node: the fit is
-                # the intercept alone at any penalty.
-                for fold, block in enumerate(blocks):
-                    cv_errors[node, fold] = np.mean(block.X_test[:, node] ** 2)
-                continue
-            errors, paths, exact = _node_cv_paths(
-                blocks,
-                node,
-                predictors,
-                fold_weights[:, node, predictors],
-                grids[node],
-                tol,
-                max_iter,
-                stop_ratio,
-            )
-            cv_errors[node] = errors
-            evaluated = ~np.isnan(errors[0])
-            chosen = select_penalty(errors[None, :, evaluated], penalty_selection)[0]
-            fold_coef[:, node, predictors] = paths[:, :, chosen]
-            # The path on all samples down to the chosen penalty only.
-            coef[node, predictors] = _full_fit(
-                full,
-                node,
-                predictors,
-                weights[node, predictors],
-                grids[node, : chosen + 1],
-                tol,
-                max_iter,
-                exact,
-            )
-            alpha[node] = grids[node, chosen]
+    blocks = [_CenteredBlock(Z, train, test) for train, test in folds]
+    full = _CenteredBlock(Z, np.arange(n_samples))
+    for node in range(n_features):
+        predictors = np.flatnonzero(weights[node] + fold_weights[:, node].sum(axis=0))
+        if predictors.size == 0 or grids[node, 0] <= 0:
+            # No (weighted) predictor correlates with the node: the fit is
+            # the intercept alone at any penalty.
+            for fold, block in enumerate(blocks):
+                cv_errors[node, fold] = np.mean(block.X_test[:, node] ** 2)
+            continue
+        errors, paths, exact = _node_cv_paths(
+            blocks,
+            node,
+            predictors,
+            fold_weights[:, node, predictors],
+            grids[node],
+            tol,
+            max_iter,
+            stop_ratio,
+        )
+        cv_errors[node] = errors
+        evaluated = ~np.isnan(errors[0])
+        chosen = select_penalty(errors[None, :, evaluated], penalty_selection)[0]
+        fold_coef[:, node, predictors] = paths[:, :, chosen]
+        # The path on all samples down to the chosen penalty only.
+        coef[node, predictors] = _full_fit(
+            full,
+            node,
+            predictors,
+            weights[node, predictors],
+            grids[node, : chosen + 1],
+            tol,
+            max_iter,
+            exact,
+        )
+        alpha[node] = grids[node, chosen]
     return coef, alpha, cv_errors, fold_coef

@@ -1,25 +1,32 @@
-"""StARS of the methods preset on its cells, this tree against a baseline (not a test).
+"""The methods preset's learners on its cells, this tree against a baseline.
 
-Run from the repository root:
+Not a test. Run from the repository root:
 
     .venv/bin/python tests/benchmarks/bench_stars_preset.py [--baseline REV]
 
-For each StARS learner of the methods preset named (default ``mb_stars``,
-StARS over ``NeighbourhoodSelection``, and ``glasso_stars``, StandardScaler then
-StARS over ``GraphicalLasso(enet_tol=1e-6)``) and each generator, the learner,
-built from the preset as the harness builds it, is fitted on the generator's
-cells (4 graphs x 3 sample sizes x ``--repeats`` repeats, drawn once here as the
-harness draws them and handed to every run), each run in a fresh process with one
-BLAS thread. With ``--baseline REV`` the package at git revision ``REV`` (exported
-with ``git archive``) is run first, then this tree's, back to back. Printed per
-learner and generator: the CPU seconds of each (process time, summed over the
-cells), their ratio, the longest single fit of each, and in how many cells the
-chosen penalty, the selected edges and all edge frequencies are the same; then
-the load average.
+For each learner of the methods preset named (default ``mb_stars``, StARS over
+``NeighbourhoodSelection``, and ``glasso_stars``, StandardScaler then StARS over
+``GraphicalLasso(enet_tol=1e-6)``; the node-wise ``lasso`` and ``adalasso`` too)
+and each generator, the learner, built from the preset as the harness builds it,
+is fitted on the generator's cells (4 graphs x 3 sample sizes x ``--repeats``
+repeats, drawn once here as the harness draws them and handed to every run),
+each run in a fresh process with one BLAS thread. A learner whose
+``random_state`` the preset leaves to ``None`` (the harness seeds it per cell)
+gets the cell's index. With ``--baseline REV`` the package at git revision
+``REV`` (exported with ``git archive``; or, when ``REV`` is a directory, the
+tree there, e.g. a checkout whose compiled kernels are built) is run first, then
+this tree's, back to back, ``--rounds`` times. Printed per learner, generator
+and round: the CPU seconds of each (process time, summed over the cells), their
+ratio, the longest single fit of each, and in how many cells the chosen
+penalties, the selected edges and the edge scores (StARS: all edge frequencies;
+others: the absolute partial correlations) are the same, with the largest
+relative difference of the scores, and in how many the fit raised as many
+warnings; then the load average.
 """
 
 import argparse
 import io
+import itertools
 import os
 import subprocess
 import sys
@@ -74,24 +81,33 @@ def fit_cells(learner_name: str, cells_path: str, out_path: str) -> None:
     from skggm_bench.benchmark.config import get_preset
 
     learner = get_preset("methods").make_learners()[learner_name]
+    seeded = learner.get_params().get("random_state", 0) is None
     cells = np.load(cells_path)
     results = {"package": skggm_bench.__file__}
-    with threadpool_limits(limits=1), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for name in cells.files:
-            start = time.process_time()
-            fitted = clone(learner).fit(cells[name])
-            cpu = time.process_time() - start
-            stars = fitted[-1] if hasattr(fitted, "steps") else fitted
-            edges = getattr(stars, "adjacency_", None)
+    with threadpool_limits(limits=1):
+        for index, name in enumerate(cells.files):
+            estimator = clone(learner)
+            if seeded:
+                estimator.set_params(random_state=index)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                start = time.process_time()
+                fitted = estimator.fit(cells[name])
+                cpu = time.process_time() - start
+            final = fitted[-1] if hasattr(fitted, "steps") else fitted
+            edges = getattr(final, "adjacency_", None)
             if edges is None:
-                edges = stars.precision_ != 0
+                edges = final.precision_ != 0
             edges = np.asarray(edges, dtype=bool)
             np.fill_diagonal(edges, False)
+            scores = getattr(final, "edge_frequencies_", None)
+            if scores is None:
+                scores = np.abs(final.partial_correlation_)
             results[f"{name}/cpu"] = cpu
-            results[f"{name}/alpha"] = stars.alpha_
+            results[f"{name}/alpha"] = final.alpha_
             results[f"{name}/edges"] = edges
-            results[f"{name}/frequencies"] = stars.edge_frequencies_
+            results[f"{name}/scores"] = scores
+            results[f"{name}/warnings"] = len(caught)
     np.savez(out_path, **results)
 
 
@@ -125,6 +141,7 @@ def main() -> None:
     parser.add_argument("--learners", default="mb_stars,glasso_stars")
     parser.add_argument("--generators", default=",".join(GENERATORS))
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--worker", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -132,21 +149,26 @@ def main() -> None:
         return
     print(f"load average at the start: {os.getloadavg()}")
     print(
-        f"| learner | generator | cells | {args.baseline or 'baseline'} CPU (s) | "
-        "this tree CPU (s) | ratio | longest fit baseline / this tree (s) | "
-        "same penalty | same edges | same edge frequencies |"
+        f"| learner | generator | round | cells | {args.baseline or 'baseline'} "
+        "CPU (s) | this tree CPU (s) | ratio | longest fit baseline / this tree (s) "
+        "| same penalties | same edges | same edge scores | largest relative "
+        "score difference | same number of warnings |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     totals = np.zeros(2)
     with tempfile.TemporaryDirectory() as folder:
         baseline = None
-        if args.baseline is not None:
+        if args.baseline is not None and os.path.isdir(args.baseline):
+            baseline = os.path.abspath(args.baseline)
+        elif args.baseline is not None:
             baseline = export_package(args.baseline, os.path.join(folder, "baseline"))
         for generator in args.generators.split(","):
             cells_path = os.path.join(folder, f"{generator}.npz")
             cells = draw_cells(generator, args.repeats)
             np.savez(cells_path, **cells)
-            for learner in args.learners.split(","):
+            for learner, round_ in itertools.product(
+                args.learners.split(","), range(1, args.rounds + 1)
+            ):
                 if baseline is not None:
                     old = run_worker(
                         baseline, learner, cells_path, os.path.join(folder, "old.npz")
@@ -160,8 +182,8 @@ def main() -> None:
                     cpu = np.array([new[f"{c}/cpu"] for c in cells])
                     totals[1] += cpu.sum()
                     print(
-                        f"| {learner} | {generator} | {len(cells)} | | "
-                        f"{cpu.sum():.1f} | | {cpu.max():.2f} | | | |",
+                        f"| {learner} | {generator} | {round_} | {len(cells)} | | "
+                        f"{cpu.sum():.1f} | | {cpu.max():.2f} | | | | | |",
                         flush=True,
                     )
                     continue
@@ -171,20 +193,31 @@ def main() -> None:
                         np.array_equal(old[f"{c}/{key}"], new[f"{c}/{key}"])
                         for c in cells
                     )
-                    for key in ("alpha", "edges", "frequencies")
+                    for key in ("alpha", "edges", "scores", "warnings")
                 }
+                difference = max(
+                    relative_difference(old[f"{c}/scores"], new[f"{c}/scores"])
+                    for c in cells
+                )
                 totals += cpu.sum(axis=0)
                 old_cpu, new_cpu = cpu.sum(axis=0)
                 print(
-                    f"| {learner} | {generator} | {len(cells)} | {old_cpu:.1f} | "
-                    f"{new_cpu:.1f} | {old_cpu / new_cpu:.1f}x | "
+                    f"| {learner} | {generator} | {round_} | {len(cells)} | "
+                    f"{old_cpu:.1f} | {new_cpu:.1f} | {old_cpu / new_cpu:.2f}x | "
                     f"{cpu[:, 0].max():.2f} / {cpu[:, 1].max():.2f} | "
-                    f"{same['alpha']} | {same['edges']} | {same['frequencies']} |",
+                    f"{same['alpha']} | {same['edges']} | {same['scores']} | "
+                    f"{difference:.1e} | {same['warnings']} |",
                     flush=True,
                 )
-    ratio = f"{totals[0] / totals[1]:.1f}x" if totals[0] else ""
-    print(f"| all | | | {totals[0]:.1f} | {totals[1]:.1f} | {ratio} | | | | |")
+    ratio = f"{totals[0] / totals[1]:.2f}x" if totals[0] else ""
+    print(f"| all | | | | {totals[0]:.1f} | {totals[1]:.1f} | {ratio} | | | | | | |")
     print(f"load average at the end: {os.getloadavg()}")
+
+
+def relative_difference(old: np.ndarray, new: np.ndarray) -> float:
+    """Largest ``|old - new|`` relative to the largest ``|old|`` (0 when both are 0)."""
+    scale = np.abs(old).max()
+    return float(np.abs(old - new).max() / scale) if scale > 0 else 0.0
 
 
 if __name__ == "__main__":
