@@ -90,6 +90,14 @@ _TEMPLATE = "report.html"
 # The folder, beside the report, of its tables as CSV and LaTeX files.
 _TABLES = "tables"
 _FIGURE_DPI = 110
+# Shown, with its link, where a caller draws the figures elsewhere.
+_ELSEWHERE = (
+    "This report leaves its figures out: the leaderboards, rank shifts and recovery "
+    "curves are drawn as interactive charts, scenario by scenario, on the page this "
+    "links to, and the numbers of the leaderboards, critical differences and rank "
+    "shifts are in the tables below. skggm-bench report on the study's store (or "
+    "write_report on its rows) draws every figure as a picture."
+)
 # The cell column of the "recovery against difficulty" figure.
 _DIFFICULTY = "min_edge_partial_correlation"
 _SECTIONS = (
@@ -254,6 +262,8 @@ def _figures(
             "that do not differ significantly; the CD bar shows the critical "
             "difference.",
         ),
+        "figures_note": None,
+        "figures_link": None,
         "curves": _curve_figures(frame, curve_metrics, figures),
         "curve_notes": [],
         "difficulty_figure": None,
@@ -292,8 +302,10 @@ def _write_tables(analysis: Analysis, out_dir: Path) -> dict[str, dict[str, str]
     return links
 
 
-def _no_figures(reason: str) -> dict[str, Any]:
+def _no_figures(reason: str, elsewhere: str | None = None) -> dict[str, Any]:
     return {
+        "figures_note": reason,
+        "figures_link": elsewhere,
         "leaderboard_figure": None,
         "critical_difference_figure": None,
         "curves": [],
@@ -311,16 +323,18 @@ def _context(
     title: str,
     metadata: Mapping[str, Any] | None,
     missing_plot: str | None,
+    figures_elsewhere: str | None,
     table_files: Mapping[str, Mapping[str, str]],
 ) -> dict[str, Any]:
     """Everything the template shows, as text, tables and figures."""
     frame = analysis.frame
     entry = get_metric(analysis.metric)
-    drawn = (
-        _no_figures(missing_plot or "")
-        if figures is None
-        else _figures(analysis, figures, curve_metrics)
-    )
+    if figures_elsewhere is not None:
+        drawn = _no_figures(_ELSEWHERE, figures_elsewhere)
+    elif figures is None:
+        drawn = _no_figures(missing_plot or "")
+    else:
+        drawn = _figures(analysis, figures, curve_metrics)
     return {
         "title": title,
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -491,6 +505,7 @@ def write_analysis_report(
     curve_metrics: Sequence[str] | None = None,
     title: str = "skggm-bench report",
     metadata: Mapping[str, Any] | None = None,
+    figures_elsewhere: str | None = None,
 ) -> Path:
     """Write the report of :func:`write_report` from an analysis already computed.
 
@@ -513,6 +528,11 @@ def write_analysis_report(
         Page title.
     metadata : mapping or None, default=None
         Extra run information shown as JSON.
+    figures_elsewhere : str or None, default=None
+        A link (relative URL) to where the report's figures are shown instead, e.g.
+        the interactive charts of a results site: no figure is drawn, and the
+        report says so and links there. Drawing the figures is most of a report's
+        cost on a large grid (one per group and density). None draws them.
 
     Returns
     -------
@@ -562,13 +582,15 @@ def write_analysis_report(
     out_dir = Path(out_dir)
     directory = _prepare(out_dir)
     missing_plot = _matplotlib_missing()
+    draw = missing_plot is None and figures_elsewhere is None
     context = _context(
         analysis,
-        None if missing_plot else _Figures(directory),
+        _Figures(directory) if draw else None,
         curve_metrics=curves,
         title=title,
         metadata=metadata,
         missing_plot=missing_plot,
+        figures_elsewhere=figures_elsewhere,
         table_files=_write_tables(analysis, out_dir),
     )
     path = out_dir / REPORT_NAME
