@@ -67,12 +67,9 @@ from ._formatting import THIN_MARK, thin_rows
 from ._table_formats import format_table
 from ._tables import (
     agreement_table,
-    critical_difference_table,
     failure_rate_table,
     failure_table,
     grid_table,
-    leaderboard_table,
-    rank_shift_table,
     versions_table,
 )
 from ._text import evidence_line, report_tables
@@ -190,12 +187,15 @@ def _comparison_title(axis: str, source: str, target: str) -> str:
     return f"{what} {source} \u2192 {target}"
 
 
-def _comparisons(analysis: Analysis, figures: _Figures | None) -> list[dict[str, Any]]:
-    """Per comparison: its title, rank-shift table and bump chart."""
+def _comparisons(
+    analysis: Analysis, figures: _Figures | None, tables: Sequence[Any]
+) -> list[dict[str, Any]]:
+    """Per comparison: its title, rank-shift table (``tables``, one per comparison,
+    from :func:`report_tables`) and bump chart."""
     from .plotting import plot_rank_shift
 
     items = []
-    for comparison in analysis.comparisons:
+    for comparison, table in zip(analysis.comparisons, tables, strict=True):
         figure = None
         verdicts = shift_verdicts(comparison)
         if figures is not None:
@@ -221,9 +221,7 @@ def _comparisons(analysis: Analysis, figures: _Figures | None) -> list[dict[str,
                 "title": _comparison_title(
                     comparison.axis, comparison.source, comparison.target
                 ),
-                "table": rank_shift_table(
-                    comparison.shift, comparison.selection, verdicts
-                ),
+                "table": table,
                 "figure": figure,
             }
         )
@@ -286,12 +284,14 @@ def _figures(
     return result
 
 
-def _write_tables(analysis: Analysis, out_dir: Path) -> dict[str, dict[str, str]]:
+def _write_tables(
+    tables: Sequence[tuple[str, Any]], out_dir: Path
+) -> dict[str, dict[str, str]]:
     """Each table as CSV and LaTeX in ``out_dir/tables``; their relative links."""
     folder = out_dir / _TABLES
     folder.mkdir(exist_ok=True)
     links = {}
-    for stem, table in report_tables(analysis):
+    for stem, table in tables:
         files = {}
         for format, suffix in (("csv", "csv"), ("latex", "tex")):
             (folder / f"{stem}.{suffix}").write_text(
@@ -324,11 +324,13 @@ def _context(
     metadata: Mapping[str, Any] | None,
     missing_plot: str | None,
     figures_elsewhere: str | None,
+    tables: Sequence[tuple[str, Any]],
     table_files: Mapping[str, Mapping[str, str]],
 ) -> dict[str, Any]:
     """Everything the template shows, as text, tables and figures."""
     frame = analysis.frame
     entry = get_metric(analysis.metric)
+    shifts = tables[3 : 3 + len(analysis.comparisons)]
     if figures_elsewhere is not None:
         drawn = _no_figures(_ELSEWHERE, figures_elsewhere)
     elif figures is None:
@@ -348,16 +350,16 @@ def _context(
         "findings": findings(analysis),
         "grid": grid_table(frame),
         "grouping": " and ".join(c.replace("_", " ") for c in analysis.by),
-        "board": leaderboard_table(analysis.board),
-        "overall": leaderboard_table(analysis.overall),
-        "critical_differences": critical_difference_table(
-            analysis.cd, analysis.cd_selection
-        ),
+        # report_tables's order: the two leaderboards, the critical differences,
+        # then a table per comparison.
+        "board": tables[0][1],
+        "overall": tables[1][1],
+        "critical_differences": tables[2][1],
         "comparisons": [
             item | {"files": table_files[stem]}
-            for item, (stem, _) in zip(
-                _comparisons(analysis, figures),
-                report_tables(analysis)[3 : 3 + len(analysis.comparisons)],
+            for item, stem in zip(
+                _comparisons(analysis, figures, [t for _, t in shifts]),
+                [stem for stem, _ in shifts],
                 strict=True,
             )
         ],
@@ -583,6 +585,7 @@ def write_analysis_report(
     directory = _prepare(out_dir)
     missing_plot = _matplotlib_missing()
     draw = missing_plot is None and figures_elsewhere is None
+    tables = report_tables(analysis)
     context = _context(
         analysis,
         _Figures(directory) if draw else None,
@@ -591,7 +594,8 @@ def write_analysis_report(
         metadata=metadata,
         missing_plot=missing_plot,
         figures_elsewhere=figures_elsewhere,
-        table_files=_write_tables(analysis, out_dir),
+        tables=tables,
+        table_files=_write_tables(tables, out_dir),
     )
     path = out_dir / REPORT_NAME
     path.write_text(_render(context), encoding="utf-8")
