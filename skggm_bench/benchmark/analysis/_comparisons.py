@@ -40,7 +40,7 @@ from ._ranking import (
     unit_sums,
 )
 
-__all__ = ["ALL_TIED", "generator_agreement", "rank_shift"]
+__all__ = ["ALL_TIED", "compare", "generator_agreement", "rank_shift"]
 
 #: A value of the agreement table's ``comparison``, where learners have values on
 #: both sides but one side gives them all the same mean rank (Kendall's tau is
@@ -129,6 +129,7 @@ class _Comparison:
             )
             for side, level in self.levels.items()
         }
+        self._paired: dict[bool, tuple[list[GroupKey], list[_Paired]]] = {}
 
     def paired(self, grouped: bool = True) -> tuple[list[GroupKey], list[_Paired]]:
         """The groups of either side (sorted keys) and their :class:`_Paired` arrays.
@@ -136,6 +137,8 @@ class _Comparison:
         One grouped pass per side (:func:`unit_sums`), not a pandas groupby per
         group; without ``grouped``, the whole table is one group (key ``()``).
         """
+        if grouped in self._paired:
+            return self._paired[grouped]
         columns = self.group_columns if grouped else []
         sides = list(self.ranks.values())
         if columns:
@@ -179,6 +182,7 @@ class _Comparison:
                     ),
                 )
             )
+        self._paired[grouped] = keys, paired
         return keys, paired
 
 
@@ -340,6 +344,17 @@ def rank_shift(
         by,
         tie_tolerance,
     )
+    return _shift_table(comparison, metric, confidence, n_bootstrap, random_state)
+
+
+def _shift_table(
+    comparison: _Comparison,
+    metric: str,
+    confidence: float,
+    n_bootstrap: int,
+    random_state: int | np.random.RandomState | None,
+) -> pd.DataFrame:
+    """The table of :func:`rank_shift` for a comparison."""
     group_columns = comparison.group_columns
     learners = comparison.learners
     rng = check_random_state(random_state)
@@ -451,6 +466,8 @@ def _agreement_rows(
     rng: np.random.RandomState,
 ) -> list[dict[str, object]]:
     """Kendall's tau and its interval per group (drawn one group after the other)."""
+    if not paired:
+        return []
     n_units = np.array([pair.n_units for pair in paired], dtype=int)
     k = paired[0].source["rank"].shape[1]
     rows: list[dict[str, object]] = []
@@ -602,6 +619,17 @@ def generator_agreement(
         by,
         tie_tolerance,
     )
+    return _agreement_table(comparison, metric, confidence, n_bootstrap, random_state)
+
+
+def _agreement_table(
+    comparison: _Comparison,
+    metric: str,
+    confidence: float,
+    n_bootstrap: int,
+    random_state: int | np.random.RandomState | None,
+) -> pd.DataFrame:
+    """The table of :func:`generator_agreement` for a comparison."""
     group_columns = comparison.group_columns
     rng = check_random_state(random_state)
     # Without grouping columns the one group is the whole grid: the overall row says it.
@@ -641,3 +669,37 @@ def generator_agreement(
         confidence=float(confidence),
     )
     return table
+
+
+def compare(
+    frame: pd.DataFrame,
+    metric: str,
+    from_generator: str,
+    to_generator: str,
+    *,
+    axis: str = "generator",
+    by: Sequence[str] = ("density",),
+    confidence: float = 0.95,
+    n_bootstrap: int = 2000,
+    random_state: int | np.random.RandomState | None = 0,
+    tie_tolerance: float = DEFAULT_TIE_TOLERANCE,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """:func:`rank_shift` and :func:`generator_agreement` with the same arguments.
+
+    The two tables, each as its function returns it, from one ranking of the two
+    sides and one set of per-repeat arrays (the costly part of both).
+    """
+    check_bootstrap(confidence, n_bootstrap)
+    comparison = _Comparison(
+        frame,
+        metric,
+        (from_generator, to_generator),
+        ("from_generator", "to_generator"),
+        axis,
+        by,
+        tie_tolerance,
+    )
+    return (
+        _shift_table(comparison, metric, confidence, n_bootstrap, random_state),
+        _agreement_table(comparison, metric, confidence, n_bootstrap, random_state),
+    )

@@ -371,8 +371,10 @@ def resampled_sums(sums: np.ndarray, indices: np.ndarray) -> np.ndarray:
     by group, so that the replicates do not depend on how groups are batched.
     Rank sums and counts are exact in any order: ``weights @ sums`` gives them.
     """
-    groups = np.arange(len(sums))[:, None, None]
-    summed: np.ndarray = sums[groups, indices].sum(axis=2)
+    n_groups, n_units, k = sums.shape
+    rows = indices + (np.arange(n_groups) * n_units)[:, None, None]
+    drawn = np.take(sums.reshape(n_groups * n_units, k), rows, axis=0)
+    summed: np.ndarray = drawn.sum(axis=2)
     return summed
 
 
@@ -397,21 +399,27 @@ def percentile_intervals(
     """:func:`percentile_interval` of many groups: (groups, B, k) -> (groups, k).
 
     ``np.nanpercentile`` along an axis calls itself once per column (to drop that
-    column's NaN). Here the columns are sorted once (NaN last) and those with as
-    many values are read together by ``np.percentile`` on their values alone: the
-    same order statistics and the same interpolation, hence the same numbers.
+    column's NaN). Here ``np.percentile`` reads the columns without NaN at once,
+    and the others sorted (NaN last), those with as many values together, on
+    their values alone: the same order statistics and the same interpolation,
+    hence the same numbers.
     """
     n_groups, n_bootstrap, k = replicates.shape
     alpha = 100 * (1 - confidence) / 2
-    columns = np.sort(
-        np.moveaxis(replicates, 1, 0).reshape(n_bootstrap, n_groups * k), axis=0
-    )
+    columns = np.moveaxis(replicates, 1, 0).reshape(n_bootstrap, n_groups * k)
     n_values = (~np.isnan(columns)).sum(axis=0)
     low, high = np.full(n_groups * k, np.nan), np.full(n_groups * k, np.nan)
-    for count in np.unique(n_values[n_values > 0]):
-        which = np.flatnonzero(n_values == count)
-        low[which], high[which] = np.percentile(
-            columns[:count, which], [alpha, 100 - alpha], axis=0
+    full = np.flatnonzero(n_values == n_bootstrap)
+    if len(full):
+        low[full], high[full] = np.percentile(
+            columns[:, full], [alpha, 100 - alpha], axis=0
+        )
+    gaps = np.flatnonzero((n_values > 0) & (n_values < n_bootstrap))
+    ordered = np.sort(columns[:, gaps], axis=0)  # NaN last
+    for count in np.unique(n_values[gaps]):
+        which = n_values[gaps] == count
+        low[gaps[which]], high[gaps[which]] = np.percentile(
+            ordered[:count, which], [alpha, 100 - alpha], axis=0
         )
     low, high = low.reshape(n_groups, k), high.reshape(n_groups, k)
     low[np.asarray(n_units) < 2] = np.nan

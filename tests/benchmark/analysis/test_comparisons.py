@@ -16,6 +16,9 @@ from skggm_bench.benchmark.analysis._comparisons import (
     _agreement_rows,
     _Comparison,
     _paired_rank_gains,
+    compare,
+    generator_agreement,
+    rank_shift,
 )
 from skggm_bench.benchmark.analysis._ranking import (
     bootstrap_weights,
@@ -177,3 +180,32 @@ def test_agreement_rows_draw_as_the_groups_one_after_the_other(monkeypatch):
         assert got.keys() == expected.keys()
         for name, value in expected.items():
             assert got[name] == value or (pd.isna(got[name]) and pd.isna(value))
+
+
+@pytest.mark.parametrize("by", [("density", "n_samples"), ()])
+def test_compare_gives_the_tables_of_rank_shift_and_generator_agreement(by):
+    frame = sides_frame()
+    keywords = {"by": by, "n_bootstrap": 200}
+    shift, agreement = compare(frame, "f1", "DD", "TO", **keywords)
+    pd.testing.assert_frame_equal(
+        shift, rank_shift(frame, "f1", "DD", "TO", **keywords), check_exact=True
+    )
+    pd.testing.assert_frame_equal(
+        agreement,
+        generator_agreement(frame, "f1", "DD", "TO", **keywords),
+        check_exact=True,
+    )
+    assert shift.attrs == rank_shift(frame, "f1", "DD", "TO", **keywords).attrs
+
+
+def test_the_overall_agreement_pools_every_group():
+    # The overall row does not depend on the grouping (its interval does: the
+    # groups draw first); the per-repeat arrays of the groups and of the whole
+    # table are kept apart.
+    frame = sides_frame()
+    grouped = compare(frame, "f1", "DD", "TO", by=("density", "n_samples"))[1]
+    pooled = compare(frame, "f1", "DD", "TO", by=())[1]
+    columns = ["tau", "n_learners", "n_repeats", "comparison"]
+    assert len(pooled) == 1
+    assert grouped[columns].iloc[-1].tolist() == pooled[columns].iloc[0].tolist()
+    assert pooled["n_repeats"].iloc[0] == frame["repeat"].nunique()
