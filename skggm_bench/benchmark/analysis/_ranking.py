@@ -406,20 +406,19 @@ def percentile_intervals(
     """
     n_groups, n_bootstrap, k = replicates.shape
     alpha = 100 * (1 - confidence) / 2
-    columns = np.moveaxis(replicates, 1, 0).reshape(n_bootstrap, n_groups * k)
-    n_values = (~np.isnan(columns)).sum(axis=0)
+    # One row per column of every group: the replicates of a column are contiguous.
+    rows = np.swapaxes(replicates, 1, 2).reshape(n_groups * k, n_bootstrap)
+    n_values = (~np.isnan(rows)).sum(axis=1)
     low, high = np.full(n_groups * k, np.nan), np.full(n_groups * k, np.nan)
     full = np.flatnonzero(n_values == n_bootstrap)
     if len(full):
-        low[full], high[full] = np.percentile(
-            columns[:, full], [alpha, 100 - alpha], axis=0
-        )
+        low[full], high[full] = np.percentile(rows[full], [alpha, 100 - alpha], axis=1)
     gaps = np.flatnonzero((n_values > 0) & (n_values < n_bootstrap))
-    ordered = np.sort(columns[:, gaps], axis=0)  # NaN last
+    ordered = np.sort(rows[gaps], axis=1)  # NaN last
     for count in np.unique(n_values[gaps]):
         which = n_values[gaps] == count
         low[gaps[which]], high[gaps[which]] = np.percentile(
-            ordered[:count, which], [alpha, 100 - alpha], axis=0
+            ordered[which, :count], [alpha, 100 - alpha], axis=1
         )
     low, high = low.reshape(n_groups, k), high.reshape(n_groups, k)
     low[np.asarray(n_units) < 2] = np.nan
@@ -507,11 +506,10 @@ def _status_counts(
     flags = np.stack(
         [status == OK, ~np.isin(status, [OK, MISSING]), status == MISSING], axis=1
     )
-    statuses = np.zeros((int(group.max()) + 1, 3, len(learners)), dtype=np.int64)
-    # numpy's stub takes integer arrays as the indices; a tuple with a slice is the
-    # indexing ufunc.at documents (and does).
-    np.add.at(statuses, (group, slice(None), learner), flags)  # type: ignore[arg-type]
-    return statuses
+    n_groups, k = int(group.max()) + 1, len(learners)
+    cell = group * k + learner
+    counts = [np.bincount(cell[flag], minlength=n_groups * k) for flag in flags.T]
+    return np.stack(counts).reshape(3, n_groups, k).transpose(1, 0, 2)
 
 
 def _bootstrap_means(

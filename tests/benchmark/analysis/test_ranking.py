@@ -169,6 +169,16 @@ def reference_boards(ranks, group_columns, learners, confidence, n_bootstrap, rn
             low, high = percentile_interval(replicates, confidence, len(units))
             for what, values in (("mean", point), ("low", low), ("high", high)):
                 columns.setdefault(f"{what}_{name}", []).extend(values)
+        status = part.groupby("learner")["status"]
+        for column, statuses in (
+            ("n_ok", ["ok"]),
+            ("n_failed", ["failed"]),
+            ("n_missing", ["missing"]),
+        ):
+            counts = status.agg(lambda values, s=statuses: values.isin(s).sum())
+            columns.setdefault(column, []).extend(
+                counts.reindex(learners, fill_value=0)
+            )
     return pd.DataFrame(columns)
 
 
@@ -200,6 +210,9 @@ def test_group_boards_equal_the_bootstrap_of_each_group_alone(monkeypatch, limit
         "mean_metric": "mean_metric",
         "metric_low": "low_metric",
         "metric_high": "high_metric",
+        "n_ok": "n_ok",
+        "n_failed": "n_failed",
+        "n_missing": "n_missing",
     }.items():
         expected = want[reference].to_numpy()
         if reference.endswith("_rank"):
