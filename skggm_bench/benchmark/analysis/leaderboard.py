@@ -304,6 +304,8 @@ def _no_value_reasons(
     frame: pd.DataFrame, metric: str, group_columns: list[str], board: pd.DataFrame
 ) -> list[str]:
     """Per row of ``board``: why the learner has no position ("" if it has one)."""
+    if board["position"].notna().all():
+        return [""] * len(board)
     ok = frame[frame["status"] == OK]
     undefined = ok[ok[metric].isna()]
     reasons = pd.Series(
