@@ -373,8 +373,16 @@ def resampled_sums(sums: np.ndarray, indices: np.ndarray) -> np.ndarray:
     """
     n_groups, n_units, k = sums.shape
     rows = indices + (np.arange(n_groups) * n_units)[:, None, None]
-    drawn = np.take(sums.reshape(n_groups * n_units, k), rows, axis=0)
-    summed: np.ndarray = drawn.sum(axis=2)
+    flat = sums.reshape(n_groups * n_units, k)
+    if k == 1:
+        # One column: numpy sums a contiguous axis pairwise, not in order.
+        one: np.ndarray = np.take(flat, rows, axis=0).sum(axis=2)
+        return one
+    # Several columns: numpy adds the drawn units' rows one after the other, as
+    # here (without the array of every drawn row).
+    summed: np.ndarray = np.take(flat, rows[:, :, 0], axis=0)
+    for unit in range(1, n_units):
+        summed += np.take(flat, rows[:, :, unit], axis=0)
     return summed
 
 

@@ -105,12 +105,13 @@ def test_multiplicities_count_the_draws_of_each_replicate():
             )
 
 
-@pytest.mark.parametrize("k", [1, 4])
-def test_resampled_sums_add_in_the_order_of_each_groups_draws(k):
+@pytest.mark.parametrize("k", [1, 2, 4, 13])
+@pytest.mark.parametrize("n", [1, 3, 12, 40])
+def test_resampled_sums_add_in_the_order_of_each_groups_draws(k, n):
     rng = np.random.default_rng(2)
     # Values whose sums depend on the order of addition.
-    sums = rng.random((5, 12, k)) * 10.0 ** rng.integers(-8, 8, size=(5, 12, k))
-    indices = rng.integers(0, 12, size=(5, 30, 12))
+    sums = rng.random((5, n, k)) * 10.0 ** rng.integers(-8, 8, size=(5, n, k))
+    indices = rng.integers(0, n, size=(5, 30, n))
     got = resampled_sums(sums, indices)
     for group in range(5):
         # The computation of one group alone, as the per-group bootstrap did it.
