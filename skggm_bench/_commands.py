@@ -415,6 +415,7 @@ def publish_site(args: argparse.Namespace) -> int:
             args.out,
             metric=args.metric,
             tie_tolerance=DEFAULT_TIE_TOLERANCE if tolerance is None else tolerance,
+            report_figures=args.report_figures,
         )
     except PublishError as exc:
         raise CommandError(str(exc)) from None

@@ -349,6 +349,13 @@ def _add_publish(commands: Any) -> None:
         metavar="REL",
         help="relative difference within which two values rank as a tie (default 1e-4)",
     )
+    publish.add_argument(
+        "--report-figures",
+        action="store_true",
+        help="also draw the figures of each version's full report as pictures (one "
+        "per group, comparison and density: slow on a large grid); by default the "
+        "report links to the page's interactive charts",
+    )
 
 
 def _add_export(commands: Any) -> None:

@@ -29,13 +29,12 @@ import numpy as np
 import pandas as pd
 
 from ..results._schema import check_results_frame, rankable_metric
+from ._comparisons import compare
 from ._ranking import MIN_REPEATS, OK, block_columns
 from .leaderboard import (
     DEFAULT_TIE_TOLERANCE,
     critical_difference,
-    generator_agreement,
     leaderboard,
-    rank_shift,
     selection_summary,
     warning_summary,
 )
@@ -407,25 +406,25 @@ def analyse(
         for target in (level for level in levels if level != source):
             arguments = (frame, metric, source, target)
             keywords: _Keywords = {"axis": axis, "by": within, **options}
-            shift = rank_shift(*arguments, **keywords)
+            shift, agreement = compare(*arguments, **keywords)
             sides = frame[frame[axis].isin([source, target])]
             rows, blocks = complete_blocks(
                 sides, metric, list(shift.attrs["by"]), axis=axis
             )
-            complete = rows[axis].nunique() == 2
+            complete_shift = complete_agreement = None
+            if rows[axis].nunique() == 2:
+                complete_shift, complete_agreement = compare(
+                    rows, metric, source, target, **keywords
+                )
             comparisons.append(
                 Comparison(
                     axis,
                     source,
                     target,
                     shift,
-                    generator_agreement(*arguments, **keywords),
-                    rank_shift(rows, metric, source, target, **keywords)
-                    if complete
-                    else None,
-                    generator_agreement(rows, metric, source, target, **keywords)
-                    if complete
-                    else None,
+                    agreement,
+                    complete_shift,
+                    complete_agreement,
                     blocks,
                     selection_summary(sides, by=list(shift.attrs["by"])),
                 )

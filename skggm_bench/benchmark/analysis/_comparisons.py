@@ -10,6 +10,7 @@ two orderings.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -21,23 +22,25 @@ from ._ranking import (
     NO_DATA,
     GroupKey,
     as_columns,
-    bootstrap_weights,
+    bootstrap_runs,
     check_bootstrap,
     check_by,
     check_frame,
     check_tie_tolerance,
     greater_is_better,
     group_boards,
-    groups,
+    group_codes,
     insert_key,
     long_ranks,
+    multiplicities,
     percentile_interval,
+    percentile_intervals,
     ratio,
     scenario_columns,
-    unit_arrays,
+    unit_sums,
 )
 
-__all__ = ["ALL_TIED", "generator_agreement", "rank_shift"]
+__all__ = ["ALL_TIED", "compare", "generator_agreement", "rank_shift"]
 
 #: A value of the agreement table's ``comparison``, where learners have values on
 #: both sides but one side gives them all the same mean rank (Kendall's tau is
@@ -83,17 +86,6 @@ def _comparison_groups(frame: pd.DataFrame, axis: str, by: object) -> list[str]:
     return columns if axis != "generator" else columns[1:]
 
 
-def _key_mask(frame: pd.DataFrame, columns: list[str], key: GroupKey) -> np.ndarray:
-    """Rows whose ``columns`` equal ``key``; NaN matches NaN (no-density families)."""
-    mask = np.ones(len(frame), dtype=bool)
-    for column, value in zip(columns, key, strict=True):
-        if pd.isna(value):
-            mask &= frame[column].isna().to_numpy()
-        else:
-            mask &= (frame[column] == value).to_numpy()
-    return mask
-
-
 class _Comparison:
     """The two sides of a comparison along one grid column, ranked once.
 
@@ -137,66 +129,115 @@ class _Comparison:
             )
             for side, level in self.levels.items()
         }
+        self._paired: dict[bool, tuple[list[GroupKey], list[_Paired]]] = {}
 
-    def groups(self) -> list[tuple[GroupKey, dict[str, pd.DataFrame]]]:
-        """``(key, {side: ranks of that group})`` for every group of either side."""
-        keys = pd.concat(
-            [ranks[self.group_columns] for ranks in self.ranks.values()]
-        ).drop_duplicates()
-        keys = [key for key, _ in groups(keys, self.group_columns)]
-        return [
-            (
-                key,
-                {
-                    side: ranks[_key_mask(ranks, self.group_columns, key)]
-                    for side, ranks in self.ranks.items()
-                },
+    def paired(self, grouped: bool = True) -> tuple[list[GroupKey], list[_Paired]]:
+        """The groups of either side (sorted keys) and their :class:`_Paired` arrays.
+
+        One grouped pass per side (:func:`unit_sums`), not a pandas groupby per
+        group; without ``grouped``, the whole table is one group (key ``()``).
+        """
+        if grouped in self._paired:
+            return self._paired[grouped]
+        columns = self.group_columns if grouped else []
+        sides = list(self.ranks.values())
+        if columns:
+            grouping = pd.concat(
+                [ranks[columns] for ranks in sides], ignore_index=True
+            ).groupby(columns, sort=True, dropna=False)
+            codes = grouping.ngroup().to_numpy()
+            keys = [key for key, _ in grouping]
+        else:
+            codes, keys = group_codes(pd.concat(sides), []), [()]
+        split = np.split(codes, [len(sides[0])])
+        per_side = []
+        for ranks, group in zip(sides, split, strict=True):
+            pair_group, pair_repeat, arrays = unit_sums(ranks, group, self.learners)
+            bounds = np.searchsorted(pair_group, np.arange(len(keys) + 1))
+            per_side.append((bounds, pair_repeat, arrays))
+        (bounds_from, repeats_from, from_), (bounds_to, repeats_to, to) = per_side
+        paired = []
+        for g in range(len(keys)):
+            rows_from = slice(bounds_from[g], bounds_from[g + 1])
+            rows_to = slice(bounds_to[g], bounds_to[g + 1])
+            # The repeats both sides have are the pairs (each side's are sorted).
+            units, at_from, at_to = np.intersect1d(
+                repeats_from[rows_from],
+                repeats_to[rows_to],
+                assume_unique=True,
+                return_indices=True,
             )
-            for key in keys
-        ]
+            paired.append(
+                _Paired(
+                    len(units),
+                    *(
+                        {
+                            name: arrays[name][rows][at]
+                            for name in ("rank", "rank_count", "value_count")
+                        }
+                        for arrays, rows, at in (
+                            (from_, rows_from, at_from),
+                            (to, rows_to, at_to),
+                        )
+                    ),
+                )
+            )
+        self._paired[grouped] = keys, paired
+        return keys, paired
 
 
-def _paired_arrays(
-    ranks_from: pd.DataFrame, ranks_to: pd.DataFrame, learners: list[str]
-) -> tuple[list[int], dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]]:
-    """Per-repeat rank sums and counts and value counts of both sides.
+class _Paired(NamedTuple):
+    """A group's per-repeat rank sums and counts and value counts on both sides.
 
-    Only the repeats both sides have are kept: they are the pairs.
+    Each array is (n_units, k), over the repeats both sides have (sorted).
     """
-    units = sorted(set(ranks_from["repeat"]) & set(ranks_to["repeat"]))
-    arrays = {
-        side: (
-            *unit_arrays(ranks, "rank", learners, units),
-            unit_arrays(ranks, "value", learners, units)[1],
-        )
-        for side, ranks in (("from", ranks_from), ("to", ranks_to))
-    }
-    return units, arrays
+
+    n_units: int
+    source: dict[str, np.ndarray]
+    target: dict[str, np.ndarray]
 
 
-def _paired_rank_gain(
-    ranks_from: pd.DataFrame,
-    ranks_to: pd.DataFrame,
-    learners: list[str],
+def _mean_ranks(weights: np.ndarray, arrays: dict[str, np.ndarray]) -> np.ndarray:
+    # Rank sums (of whole and half numbers) and counts are exact in any order of
+    # addition, so one product with the multiplicities gives every replicate.
+    return ratio(weights @ arrays["rank"], weights @ arrays["rank_count"])
+
+
+def _paired_rank_gains(
+    paired: list[_Paired],
+    k: int,
     confidence: float,
     n_bootstrap: int,
     rng: np.random.RandomState,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Mean rank under ``from`` minus under ``to``, bootstrapped over shared repeats."""
-    units, arrays = _paired_arrays(ranks_from, ranks_to, learners)
-    if not units:
-        nan = np.full(len(learners), np.nan)
-        return nan, nan, nan
-    (sums_from, counts_from, _), (sums_to, counts_to, _) = arrays.values()
-    weights = bootstrap_weights(len(units), n_bootstrap, rng)
-    point = ratio(sums_from.sum(axis=0), counts_from.sum(axis=0)) - ratio(
-        sums_to.sum(axis=0), counts_to.sum(axis=0)
-    )
-    replicates = ratio(weights @ sums_from, weights @ counts_from) - ratio(
-        weights @ sums_to, weights @ counts_to
-    )
-    low, high = percentile_interval(replicates, confidence, len(units))
-    return point, low, high
+) -> np.ndarray:
+    """Mean rank under ``from`` minus under ``to`` per group, bootstrapped over the
+    shared repeats: (n_groups, 3, k), the point and the interval's bounds.
+
+    The groups draw one after the other (none without units), many at a time.
+    """
+    gains = np.full((len(paired), 3, k), np.nan)
+    n_units = np.array([pair.n_units for pair in paired], dtype=int)
+    for start, stop, indices in bootstrap_runs(n_units, n_bootstrap, rng, k):
+        n = indices.shape[2]
+        if n == 0:
+            continue
+        sides = [
+            {
+                name: np.stack(
+                    [getattr(paired[g], side)[name] for g in range(start, stop)]
+                )
+                for name in ("rank", "rank_count")
+            }
+            for side in ("source", "target")
+        ]
+        gains[start:stop, 0] = ratio(
+            sides[0]["rank"].sum(axis=1), sides[0]["rank_count"].sum(axis=1)
+        ) - ratio(sides[1]["rank"].sum(axis=1), sides[1]["rank_count"].sum(axis=1))
+        weights = multiplicities(indices, n)
+        replicates = _mean_ranks(weights, sides[0]) - _mean_ranks(weights, sides[1])
+        low, high = percentile_intervals(replicates, confidence, n_units[start:stop])
+        gains[start:stop, 1], gains[start:stop, 2] = low, high
+    return gains
 
 
 def rank_shift(
@@ -303,6 +344,17 @@ def rank_shift(
         by,
         tie_tolerance,
     )
+    return _shift_table(comparison, metric, confidence, n_bootstrap, random_state)
+
+
+def _shift_table(
+    comparison: _Comparison,
+    metric: str,
+    confidence: float,
+    n_bootstrap: int,
+    random_state: int | np.random.RandomState | None,
+) -> pd.DataFrame:
+    """The table of :func:`rank_shift` for a comparison."""
     group_columns = comparison.group_columns
     learners = comparison.learners
     rng = check_random_state(random_state)
@@ -327,16 +379,14 @@ def rank_shift(
         how="outer",
         suffixes=("_from", "_to"),
     )
+    keys, paired = comparison.paired()
+    points = _paired_rank_gains(paired, len(learners), confidence, n_bootstrap, rng)
     gains = []
-    for key, ranks in comparison.groups():
-        point, low, high = _paired_rank_gain(
-            ranks["from"], ranks["to"], learners, confidence, n_bootstrap, rng
-        )
-        paired = set(ranks["from"]["repeat"]) & set(ranks["to"]["repeat"])
+    for key, pair, (point, low, high) in zip(keys, paired, points, strict=True):
         part = pd.DataFrame(
             {
                 "learner": learners,
-                "n_repeats": len(paired),
+                "n_repeats": pair.n_units,
                 "rank_gain": point,
                 "rank_gain_low": low,
                 "rank_gain_high": high,
@@ -409,43 +459,57 @@ def _kendall_tau_b(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         return np.where(untied > 0, numerator / np.sqrt(untied), np.nan)
 
 
-def _agreement_row(
-    ranks_from: pd.DataFrame,
-    ranks_to: pd.DataFrame,
-    learners: list[str],
+def _agreement_rows(
+    paired: list[_Paired],
     confidence: float,
     n_bootstrap: int,
     rng: np.random.RandomState,
+) -> list[dict[str, object]]:
+    """Kendall's tau and its interval per group (drawn one group after the other)."""
+    if not paired:
+        return []
+    n_units = np.array([pair.n_units for pair in paired], dtype=int)
+    k = paired[0].source["rank"].shape[1]
+    rows: list[dict[str, object]] = []
+    for start, stop, indices in bootstrap_runs(n_units, n_bootstrap, rng, k):
+        n = indices.shape[2]
+        weights = multiplicities(indices, n) if n else indices.astype(float)
+        rows.extend(
+            _agreement_row(paired[g], weights[g - start], confidence)
+            for g in range(start, stop)
+        )
+    return rows
+
+
+def _agreement_row(
+    pair: _Paired, weights: np.ndarray, confidence: float
 ) -> dict[str, object]:
-    units, arrays = _paired_arrays(ranks_from, ranks_to, learners)
-    weights = bootstrap_weights(len(units), n_bootstrap, rng)
-    (sums_from, counts_from, values_from), (sums_to, counts_to, values_to) = (
-        arrays.values()
-    )
+    source, target = pair.source, pair.target
     # Learners with a value on both sides are ordered; the others have no place.
-    usable = (values_from.sum(axis=0) > 0) & (values_to.sum(axis=0) > 0)
+    usable = (source["value_count"].sum(axis=0) > 0) & (
+        target["value_count"].sum(axis=0) > 0
+    )
     n_learners = int(usable.sum())
     nan_row = {
         "tau": np.nan,
         "tau_low": np.nan,
         "tau_high": np.nan,
         "n_learners": n_learners,
-        "n_repeats": len(units),
+        "n_repeats": pair.n_units,
         "comparison": NO_DATA,
     }
     if n_learners < 2:
         return nan_row
 
     def mean_ranks(weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        sides = [
-            ratio(weights @ sums, weights @ counts)[:, usable]
-            for sums, counts in ((sums_from, counts_from), (sums_to, counts_to))
-        ]
-        return sides[0], sides[1]
+        return (
+            _mean_ranks(weights, source)[:, usable],
+            _mean_ranks(weights, target)[:, usable],
+        )
 
-    tau = _kendall_tau_b(*mean_ranks(np.ones((1, len(units)))))[0]
+    tau = _kendall_tau_b(*mean_ranks(np.ones((1, pair.n_units))))[0]
     replicates = _kendall_tau_b(*mean_ranks(weights))
-    low, high = percentile_interval(replicates[:, None], confidence, len(units))
+    low, high = percentile_interval(replicates[:, None], confidence, pair.n_units)
     return {
         **nan_row,
         "tau": tau,
@@ -555,22 +619,33 @@ def generator_agreement(
         by,
         tie_tolerance,
     )
+    return _agreement_table(comparison, metric, confidence, n_bootstrap, random_state)
+
+
+def _agreement_table(
+    comparison: _Comparison,
+    metric: str,
+    confidence: float,
+    n_bootstrap: int,
+    random_state: int | np.random.RandomState | None,
+) -> pd.DataFrame:
+    """The table of :func:`generator_agreement` for a comparison."""
     group_columns = comparison.group_columns
     rng = check_random_state(random_state)
-    options = (comparison.learners, confidence, n_bootstrap, rng)
     # Without grouping columns the one group is the whole grid: the overall row says it.
-    groups = comparison.groups() if group_columns else []
+    keys, paired = comparison.paired() if group_columns else ([], [])
     rows = [
-        {
-            "scope": "group",
-            **dict(zip(group_columns, key, strict=True)),
-            **_agreement_row(ranks["from"], ranks["to"], *options),
-        }
-        for key, ranks in groups
+        {"scope": "group", **dict(zip(group_columns, key, strict=True)), **row}
+        for key, row in zip(
+            keys, _agreement_rows(paired, confidence, n_bootstrap, rng), strict=True
+        )
     ]
-    ranks = comparison.ranks
+    _, overall = comparison.paired(grouped=False)
     rows.append(
-        {"scope": "overall", **_agreement_row(ranks["from"], ranks["to"], *options)}
+        {
+            "scope": "overall",
+            **_agreement_rows(overall, confidence, n_bootstrap, rng)[0],
+        }
     )
     table = pd.DataFrame(
         rows,
@@ -594,3 +669,37 @@ def generator_agreement(
         confidence=float(confidence),
     )
     return table
+
+
+def compare(
+    frame: pd.DataFrame,
+    metric: str,
+    from_generator: str,
+    to_generator: str,
+    *,
+    axis: str = "generator",
+    by: Sequence[str] = ("density",),
+    confidence: float = 0.95,
+    n_bootstrap: int = 2000,
+    random_state: int | np.random.RandomState | None = 0,
+    tie_tolerance: float = DEFAULT_TIE_TOLERANCE,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """:func:`rank_shift` and :func:`generator_agreement` with the same arguments.
+
+    The two tables, each as its function returns it, from one ranking of the two
+    sides and one set of per-repeat arrays (the costly part of both).
+    """
+    check_bootstrap(confidence, n_bootstrap)
+    comparison = _Comparison(
+        frame,
+        metric,
+        (from_generator, to_generator),
+        ("from_generator", "to_generator"),
+        axis,
+        by,
+        tie_tolerance,
+    )
+    return (
+        _shift_table(comparison, metric, confidence, n_bootstrap, random_state),
+        _agreement_table(comparison, metric, confidence, n_bootstrap, random_state),
+    )

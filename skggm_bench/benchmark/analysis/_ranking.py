@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 import numpy as np
 import pandas as pd
@@ -33,7 +33,7 @@ __all__ = [
     "block_columns",
     "block_values",
     "bootstrap_indices",
-    "bootstrap_mean",
+    "bootstrap_runs",
     "bootstrap_weights",
     "check_bootstrap",
     "check_by",
@@ -41,15 +41,18 @@ __all__ = [
     "check_tie_tolerance",
     "greater_is_better",
     "group_boards",
+    "group_codes",
     "groups",
     "insert_key",
     "long_ranks",
     "multiplicities",
     "percentile_interval",
+    "percentile_intervals",
     "rank_matrix",
     "ratio",
+    "resampled_sums",
     "scenario_columns",
-    "unit_arrays",
+    "unit_sums",
     "wide_groups",
 ]
 
@@ -292,18 +295,6 @@ def long_ranks(
 # --------------------------------------------------------------------------------------
 
 
-def unit_arrays(
-    ranks: pd.DataFrame, column: str, learners: list[str], units: list[int]
-) -> tuple[np.ndarray, np.ndarray]:
-    """Per-repeat sums and counts of the non-NaN ``column``: shape (n_units, k)."""
-    grouped = ranks.groupby(["repeat", "learner"])[column]
-    sums = grouped.sum(min_count=1).unstack("learner")
-    counts = grouped.count().unstack("learner")
-    sums = sums.reindex(index=units, columns=learners).fillna(0.0).to_numpy(float)
-    counts = counts.reindex(index=units, columns=learners).fillna(0).to_numpy(float)
-    return sums, counts
-
-
 def ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(denominator > 0, numerator / np.maximum(denominator, 1), np.nan)
@@ -325,15 +316,74 @@ def bootstrap_weights(
 
 
 def multiplicities(indices: np.ndarray, n_units: int) -> np.ndarray:
-    """How often each unit is drawn in each replicate: shape (n_bootstrap, n_units).
+    """How often each unit is drawn in each replicate: shape (..., n_units).
 
-    A resampled sum is then one matrix product, ``weights @ per_unit_sums``, however
-    many quantities are resampled together.
+    ``indices`` holds one replicate's draws in its last axis, any leading axes
+    (replicates, groups) kept. A resampled sum is then one matrix product,
+    ``weights @ per_unit_sums``, however many quantities are resampled together.
     """
-    rows = np.repeat(np.arange(indices.shape[0]), indices.shape[1])
-    weights = np.zeros((indices.shape[0], n_units))
-    np.add.at(weights, (rows, indices.ravel()), 1.0)
-    return weights
+    replicates = indices.reshape(-1, indices.shape[-1])
+    offsets = np.arange(len(replicates))[:, None] * n_units
+    counts = np.bincount(
+        (replicates + offsets).ravel(), minlength=len(replicates) * n_units
+    )
+    return counts.reshape(*indices.shape[:-1], n_units).astype(float)
+
+
+#: The most elements of one temporary array of a batched bootstrap (32 MB of float64).
+_BATCH_ELEMENTS = 2**22
+
+
+def bootstrap_runs(
+    n_units: np.ndarray, n_bootstrap: int, rng: np.random.RandomState, width: int
+) -> Iterator[tuple[int, int, np.ndarray]]:
+    """The bootstrap draws of successive groups, several groups at a time.
+
+    Yields ``(start, stop, indices)``: ``indices[g - start]``, of shape
+    ``(n_bootstrap, n_units[g])``, is what :func:`bootstrap_indices` would draw for
+    group ``g`` after the groups before it (a group without units draws nothing).
+    Successive groups with as many units draw in one call: ``RandomState.randint``
+    fills its array element by element from one stream, so one draw of shape
+    (groups, n_bootstrap, n_units) is, bit for bit, the draws of the groups one
+    after the other. A batch holds at most as many groups as keep an array of
+    ``(groups, n_bootstrap, n_units, width)`` elements (the caller's largest) under
+    :data:`_BATCH_ELEMENTS`.
+    """
+    start = 0
+    while start < len(n_units):
+        n = int(n_units[start])
+        most = max(1, _BATCH_ELEMENTS // (n_bootstrap * max(n, 1) * max(width, 1)))
+        stop = start + 1
+        while stop < len(n_units) and n_units[stop] == n and stop - start < most:
+            stop += 1
+        shape = (stop - start, n_bootstrap, n)
+        indices = rng.randint(n, size=shape) if n else np.zeros(shape, dtype=int)
+        yield start, stop, indices
+        start = stop
+
+
+def resampled_sums(sums: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    """Sums over each replicate's drawn units, in the order drawn: (groups, B, k).
+
+    ``sums`` is (groups, n_units, k), ``indices`` (groups, B, n_units). The sums of
+    floats that are not whole or half numbers (metric values) depend on the order
+    of addition; this adds them as ``sums[g][indices[g]].sum(axis=1)`` does, group
+    by group, so that the replicates do not depend on how groups are batched.
+    Rank sums and counts are exact in any order: ``weights @ sums`` gives them.
+    """
+    n_groups, n_units, k = sums.shape
+    rows = indices + (np.arange(n_groups) * n_units)[:, None, None]
+    flat = sums.reshape(n_groups * n_units, k)
+    if k == 1:
+        # One column: numpy sums a contiguous axis pairwise, not in order.
+        one: np.ndarray = np.take(flat, rows, axis=0).sum(axis=2)
+        return one
+    # Several columns: numpy adds the drawn units' rows one after the other, as
+    # here (without the array of every drawn row).
+    summed: np.ndarray = np.take(flat, rows[:, :, 0], axis=0)
+    for unit in range(1, n_units):
+        summed += np.take(flat, rows[:, :, unit], axis=0)
+    return summed
 
 
 def percentile_interval(
@@ -351,18 +401,37 @@ def percentile_interval(
     return low, high
 
 
-def bootstrap_mean(
-    sums: np.ndarray,
-    counts: np.ndarray,
-    indices: np.ndarray,
-    confidence: float,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Pooled mean ``sum / count`` and its bootstrap interval over resampled units."""
-    point = ratio(sums.sum(axis=0), counts.sum(axis=0))
-    # (B, n_units, k) -> (B, k): pooled sums over the resampled units.
-    replicates = ratio(sums[indices].sum(axis=1), counts[indices].sum(axis=1))
-    low, high = percentile_interval(replicates, confidence, sums.shape[0])
-    return point, low, high
+def percentile_intervals(
+    replicates: np.ndarray, confidence: float, n_units: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`percentile_interval` of many groups: (groups, B, k) -> (groups, k).
+
+    ``np.nanpercentile`` along an axis calls itself once per column (to drop that
+    column's NaN). Here ``np.percentile`` reads the columns without NaN at once,
+    and the others sorted (NaN last), those with as many values together, on
+    their values alone: the same order statistics and the same interpolation,
+    hence the same numbers.
+    """
+    n_groups, n_bootstrap, k = replicates.shape
+    alpha = 100 * (1 - confidence) / 2
+    # One row per column of every group: the replicates of a column are contiguous.
+    rows = np.swapaxes(replicates, 1, 2).reshape(n_groups * k, n_bootstrap)
+    n_values = (~np.isnan(rows)).sum(axis=1)
+    low, high = np.full(n_groups * k, np.nan), np.full(n_groups * k, np.nan)
+    full = np.flatnonzero(n_values == n_bootstrap)
+    if len(full):
+        low[full], high[full] = np.percentile(rows[full], [alpha, 100 - alpha], axis=1)
+    gaps = np.flatnonzero((n_values > 0) & (n_values < n_bootstrap))
+    ordered = np.sort(rows[gaps], axis=1)  # NaN last
+    for count in np.unique(n_values[gaps]):
+        which = n_values[gaps] == count
+        low[gaps[which]], high[gaps[which]] = np.percentile(
+            ordered[which, :count], [alpha, 100 - alpha], axis=1
+        )
+    low, high = low.reshape(n_groups, k), high.reshape(n_groups, k)
+    low[np.asarray(n_units) < 2] = np.nan
+    high[np.asarray(n_units) < 2] = np.nan
+    return low, high
 
 
 # --------------------------------------------------------------------------------------
@@ -381,33 +450,40 @@ def _overlaps(low: np.ndarray, high: np.ndarray, mean: np.ndarray) -> np.ndarray
     return result
 
 
-def _group_arrays(
-    ranks: pd.DataFrame, group_columns: list[str], learners: list[str]
-) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray], np.ndarray]:
-    """Per-repeat sums and counts of every group at once.
-
-    Returns the group of each row of ``ranks`` (sorted groups, numbered from 0),
-    the group of each (group, repeat) pair (pairs sorted, so each group's repeats
-    are one run of rows, in sorted order), the arrays of shape (n_pairs, k):
-    ``rank`` and ``value`` sums (0 without a value) and ``rank_count`` and
-    ``value_count`` -- :func:`unit_arrays` of every group, stacked -- and the
-    status counts of shape (n_groups, 3, k): ok, failed, missing.
-    """
-    group = (
-        ranks.groupby(group_columns, sort=True, dropna=False).ngroup().to_numpy()
-        if group_columns
-        else np.zeros(len(ranks), dtype=np.int64)
+def group_codes(table: pd.DataFrame, columns: list[str]) -> np.ndarray:
+    """The group of each row: the rank of its ``columns`` values (NaN a value), or 0."""
+    if not columns:
+        return np.zeros(len(table), dtype=np.int64)
+    codes: np.ndarray = (
+        table.groupby(columns, sort=True, dropna=False).ngroup().to_numpy()
     )
+    return codes
+
+
+def unit_sums(
+    ranks: pd.DataFrame, group: np.ndarray, learners: list[str]
+) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
+    """Per-repeat sums and counts of every group at once, from one grouped pass.
+
+    ``group`` numbers the group of each row of ``ranks``. Returns the group and
+    the repeat of each (group, repeat) pair present (pairs sorted, so each group's
+    repeats are one run of rows, in sorted order) and the arrays of shape
+    (n_pairs, k): ``rank`` and ``value`` sums (0 without a value) and
+    ``rank_count`` and ``value_count`` (the non-NaN entries) per learner.
+    """
     learner = pd.Categorical(ranks["learner"], categories=learners).codes
+    repeat = ranks["repeat"].to_numpy()
     pair = (
-        pd.DataFrame({"group": group, "repeat": ranks["repeat"].to_numpy()})
+        pd.DataFrame({"group": group, "repeat": repeat})
         .groupby(["group", "repeat"], sort=True)
         .ngroup()
         .to_numpy()
     )
-    n_pairs, k = int(pair.max()) + 1, len(learners)
+    n_pairs, k = int(pair.max()) + 1 if len(pair) else 0, len(learners)
     pair_group = np.empty(n_pairs, dtype=np.int64)
     pair_group[pair] = group
+    pair_repeat = np.empty(n_pairs, dtype=repeat.dtype)
+    pair_repeat[pair] = repeat
     keyed = pd.DataFrame(
         {
             "pair": pair,
@@ -426,39 +502,86 @@ def _group_arrays(
         arrays[column][rows, cols] = sums.fillna(0.0).to_numpy(float)
         arrays[f"{column}_count"] = np.zeros((n_pairs, k))
         arrays[f"{column}_count"][rows, cols] = counts.to_numpy(float)
+    return pair_group, pair_repeat, arrays
+
+
+def _status_counts(
+    ranks: pd.DataFrame, group: np.ndarray, learners: list[str]
+) -> np.ndarray:
+    """Per group and learner, its ok, failed and missing rows: (n_groups, 3, k)."""
+    learner = pd.Categorical(ranks["learner"], categories=learners).codes
     status = ranks["status"].to_numpy()
     flags = np.stack(
         [status == OK, ~np.isin(status, [OK, MISSING]), status == MISSING], axis=1
     )
-    n_groups = int(group.max()) + 1
-    statuses = np.zeros((n_groups, 3, k), dtype=np.int64)
-    # numpy's stub takes integer arrays as the indices; a tuple with a slice is the
-    # indexing ufunc.at documents (and does).
-    np.add.at(statuses, (group, slice(None), learner), flags)  # type: ignore[arg-type]
-    return group, pair_group, arrays, statuses
+    n_groups, k = int(group.max()) + 1, len(learners)
+    cell = group * k + learner
+    counts = [np.bincount(cell[flag], minlength=n_groups * k) for flag in flags.T]
+    return np.stack(counts).reshape(3, n_groups, k).transpose(1, 0, 2)
 
 
-def _group_board(
+def _bootstrap_means(
     arrays: dict[str, np.ndarray],
-    statuses: np.ndarray,
-    names: np.ndarray,
-    higher_is_better: bool,
+    n_units: np.ndarray,
     confidence: float,
     n_bootstrap: int,
     rng: np.random.RandomState,
 ) -> dict[str, np.ndarray]:
-    """The board of one group, best first, from its rows of :func:`_group_arrays`."""
-    n_units = arrays["rank"].shape[0]
-    indices = bootstrap_indices(n_units, n_bootstrap, rng)
-    mean_rank, rank_low, rank_high = bootstrap_mean(
-        arrays["rank"], arrays["rank_count"], indices, confidence
+    """Mean rank and metric of every group and their intervals: (n_groups, k) each.
+
+    ``arrays`` are those of :func:`unit_sums`, the rows of group ``g`` being the
+    ``n_units[g]`` after those of the groups before it. Each group resamples its
+    units with its own draws (:func:`bootstrap_runs`), the same for ranks and
+    metric values; its point estimate is the pooled ``sum / count`` over its units.
+    """
+    k = arrays["rank"].shape[1]
+    bounds = np.concatenate([[0], np.cumsum(n_units)])
+    names = ("rank", "metric")
+    result = {
+        f"{what}_{name}": np.empty((len(n_units), k))
+        for what in ("mean", "low", "high")
+        for name in names
+    }
+    for start, stop, indices in bootstrap_runs(n_units, n_bootstrap, rng, k):
+        n = indices.shape[2]
+        rows = slice(bounds[start], bounds[stop])
+        part = {
+            column: values[rows].reshape(stop - start, n, k)
+            for column, values in arrays.items()
+        }
+        weights = multiplicities(indices, n)
+        replicates = {
+            "rank": ratio(weights @ part["rank"], weights @ part["rank_count"]),
+            "metric": ratio(
+                resampled_sums(part["value"], indices), weights @ part["value_count"]
+            ),
+        }
+        for name, column in zip(names, ("rank", "value"), strict=True):
+            result[f"mean_{name}"][start:stop] = ratio(
+                part[column].sum(axis=1), part[f"{column}_count"].sum(axis=1)
+            )
+            low, high = percentile_intervals(
+                replicates[name], confidence, n_units[start:stop]
+            )
+            result[f"low_{name}"][start:stop] = low
+            result[f"high_{name}"][start:stop] = high
+    return result
+
+
+def _group_board(
+    means: dict[str, np.ndarray],
+    counts: dict[str, np.ndarray],
+    names: np.ndarray,
+    higher_is_better: bool,
+) -> dict[str, np.ndarray]:
+    """The board of one group, best first, from its row of every array."""
+    mean_rank, rank_low, rank_high = (
+        means[f"{what}_rank"].copy() for what in ("mean", "low", "high")
     )
-    mean_metric, metric_low, metric_high = bootstrap_mean(
-        arrays["value"], arrays["value_count"], indices, confidence
-    )
+    mean_metric = means["mean_metric"]
     # A learner without a single value in the group has no place in its order: its
     # "mean rank" would only restate that it failed everywhere (see n_failed).
-    no_data = arrays["value_count"].sum(axis=0) == 0
+    no_data = counts["n_values"] == 0
     for array in (mean_rank, rank_low, rank_high):
         array[no_data] = np.nan
     tied = _overlaps(rank_low, rank_high, mean_rank)
@@ -468,13 +591,13 @@ def _group_board(
         "rank_low": rank_low,
         "rank_high": rank_high,
         "mean_metric": mean_metric,
-        "metric_low": metric_low,
-        "metric_high": metric_high,
-        "n_blocks": arrays["rank_count"].sum(axis=0).astype(int),
-        "n_ok": statuses[0],
-        "n_failed": statuses[1],
-        "n_missing": statuses[2],
-        "n_repeats": np.full(len(names), n_units),
+        "metric_low": means["low_metric"],
+        "metric_high": means["high_metric"],
+        "n_blocks": counts["n_blocks"],
+        "n_ok": counts["statuses"][0],
+        "n_failed": counts["statuses"][1],
+        "n_missing": counts["statuses"][2],
+        "n_repeats": np.full(len(names), counts["n_units"]),
         "tie": tied.any(axis=1),
         "tied_with": np.array([", ".join(names[row]) for row in tied], dtype=object),
     }
@@ -497,25 +620,32 @@ def group_boards(
     """One board per group of ``ranks``, with the group columns.
 
     The sums, counts and statuses of every group come from one grouped pass
-    (:func:`_group_arrays`), not from a pandas groupby per group; the groups'
+    (:func:`unit_sums`), not from a pandas groupby per group, and the bootstrap of
+    many groups is one computation (:func:`_bootstrap_means`); the groups'
     bootstrap draws follow each other in sorted group order from the one stream
     ``rng``, so the table is reproducible.
     """
-    group, pair_group, arrays, statuses = _group_arrays(ranks, group_columns, learners)
-    bounds = np.searchsorted(pair_group, np.arange(len(statuses) + 1))
+    group = group_codes(ranks, group_columns)
+    pair_group, _, arrays = unit_sums(ranks, group, learners)
+    statuses = _status_counts(ranks, group, learners)
+    n_units = np.bincount(pair_group, minlength=len(statuses))
+    means = _bootstrap_means(arrays, n_units, confidence, n_bootstrap, rng)
+    n_blocks = np.zeros((len(statuses), len(learners)), dtype=int)
+    n_values = np.zeros((len(statuses), len(learners)))
+    np.add.at(n_blocks, pair_group, arrays["rank_count"].astype(int))
+    np.add.at(n_values, pair_group, arrays["value_count"])
     names = np.asarray(learners, dtype=object)
     parts = [
         _group_board(
+            {name: values[g] for name, values in means.items()},
             {
-                column: values[bounds[g] : bounds[g + 1]]
-                for column, values in arrays.items()
+                "n_blocks": n_blocks[g],
+                "n_values": n_values[g],
+                "statuses": statuses[g],
+                "n_units": n_units[g],
             },
-            statuses[g],
             names,
             higher_is_better,
-            confidence,
-            n_bootstrap,
-            rng,
         )
         for g in range(len(statuses))
     ]

@@ -73,7 +73,7 @@ compared).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -304,6 +304,8 @@ def _no_value_reasons(
     frame: pd.DataFrame, metric: str, group_columns: list[str], board: pd.DataFrame
 ) -> list[str]:
     """Per row of ``board``: why the learner has no position ("" if it has one)."""
+    if board["position"].notna().all():
+        return [""] * len(board)
     ok = frame[frame["status"] == OK]
     undefined = ok[ok[metric].isna()]
     reasons = pd.Series(
@@ -343,12 +345,25 @@ def _no_value_reasons(
     return result
 
 
+def _per_message(messages: pd.Series, read: Callable[[object], object]) -> pd.Series:
+    """``messages.map(read)``, reading each distinct message once.
+
+    A study's rows share a handful of messages (most are empty); reading all of
+    them is most of the cost of the selection and warning counts.
+    """
+    codes, distinct = pd.factorize(messages, use_na_sentinel=False)
+    read_once = np.empty(len(distinct), dtype=object)
+    for index, message in enumerate(distinct):  # (a list per message may be read)
+        read_once[index] = read(message)
+    return pd.Series(read_once[codes], index=messages.index, dtype=object)
+
+
 def _selection_counts(frame: pd.DataFrame, group_columns: list[str]) -> pd.DataFrame:
     """Per group and learner, its ``ok`` fits that selected every pair, or none."""
     keys = [*group_columns, "learner"]
     ok = frame[frame["status"] == OK]
     if "message" in ok.columns:
-        remark = ok["message"].map(selection_remark)
+        remark = _per_message(ok["message"], selection_remark)
     else:
         remark = pd.Series(None, index=ok.index, dtype=object)
     counts = ok[keys].assign(
@@ -404,7 +419,7 @@ def selection_summary(frame: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFra
     if "message" not in frame.columns:
         return pd.DataFrame(columns=columns)
     ok = frame[frame["status"] == OK]
-    remark = ok["message"].map(selection_remark)
+    remark = _per_message(ok["message"], selection_remark)
     counts = (
         ok[[*by, "learner"]]
         .assign(
@@ -461,7 +476,7 @@ def warning_summary(frame: pd.DataFrame) -> pd.DataFrame:
     if "message" not in frame.columns:
         return pd.DataFrame(columns=columns)
     ok = frame[frame["status"] == OK]
-    classes = ok["message"].map(warning_classes)
+    classes = _per_message(ok["message"], warning_classes)
     rows = []
     for learner, part in classes.groupby(ok["learner"], sort=True):
         counts = part.explode().dropna().value_counts()

@@ -70,22 +70,29 @@ def _key(values: Iterable[Any]) -> tuple[Any, ...]:
     return tuple(None if pd.isna(v) else v for v in values)
 
 
-def _block_counts(
-    blocks: pd.DataFrame, columns: Sequence[str], key: Sequence[Any]
-) -> tuple[int, int, int]:
-    """``(n_blocks, n_gaps, n_complete)`` of ``blocks`` in the group ``key``."""
-    if blocks.empty:
-        return 0, 0, 0
-    mask = np.ones(len(blocks), dtype=bool)
-    for column, value in zip(columns, key, strict=True):
-        cells = blocks[column]
-        mask &= (cells.isna() if pd.isna(value) else cells == value).to_numpy()
-    rows = blocks[mask]
-    return (
-        int(rows["n_blocks"].sum()),
-        int(rows["n_gaps"].sum()),
-        int(rows["n_complete"].sum()),
-    )
+class _BlockCounts:
+    """``(n_blocks, n_gaps, n_complete)`` of ``blocks`` per group of ``columns``.
+
+    Summed once per table (the findings look up hundreds of groups); a group
+    absent from ``blocks`` counts ``(0, 0, 0)``.
+    """
+
+    def __init__(self, blocks: pd.DataFrame, columns: Sequence[str]) -> None:
+        self.totals: dict[tuple[Any, ...], tuple[int, int, int]] = {}
+        if blocks.empty:
+            return
+        counted = ["n_blocks", "n_gaps", "n_complete"]
+        if columns:
+            grouped = blocks.groupby(list(columns), dropna=False, sort=False)
+            sums = grouped[counted].sum()
+            keys = sums.index if len(columns) > 1 else ((k,) for k in sums.index)
+        else:
+            sums, keys = blocks[counted].sum().to_frame().T, [()]
+        for key, row in zip(keys, sums.to_numpy(), strict=True):
+            self.totals[_key(key)] = (int(row[0]), int(row[1]), int(row[2]))
+
+    def __getitem__(self, key: Sequence[Any]) -> tuple[int, int, int]:
+        return self.totals.get(_key(key), (0, 0, 0))
 
 
 def _too_few(n: int) -> str:
@@ -115,6 +122,7 @@ def _winner_sentences(analysis: Analysis) -> list[str]:
     board = analysis.overall
     label = metric_label(analysis.metric)
     by = list(board.attrs["by"])
+    overall_counts = _BlockCounts(analysis.overall_blocks, by)
     complete = (
         {_key(key): part for key, part in split_groups(analysis.complete_overall, by)}
         if analysis.complete_overall is not None
@@ -181,7 +189,7 @@ def _winner_sentences(analysis: Analysis) -> list[str]:
                 f"that of {names[0]}" if len(names) == 1 else "theirs"
             )
         sentence = f"{where[0].upper()}{where[1:]}, {who}{close}."
-        n_blocks, n_gaps, n_complete = _block_counts(analysis.overall_blocks, by, key)
+        n_blocks, n_gaps, n_complete = overall_counts[key]
         if n_gaps:
             sentence += " " + _complete_winner(
                 complete.get(_key(key)), names, (n_blocks, n_gaps, n_complete)
@@ -249,11 +257,12 @@ def _shift_sentences(analysis: Analysis) -> list[str]:
         shift = comparison.shift
         verdicts = shift_verdicts(comparison)
         by = list(shift.attrs.get("by", ()))
+        shift_counts = _BlockCounts(comparison.blocks, by)
         complete = _records(comparison.complete_shift, by)
         moved = (shift["comparison"] == "compared") & (shift["rank_gain"] != 0)
         for index, record in shift[moved].iterrows():
             key = [record[c] for c in by]
-            counts = _block_counts(comparison.blocks, by, key)
+            counts = shift_counts[key]
             other = complete.get((*_key(key), record["learner"]))
             if other is not None and other["comparison"] != "compared":
                 other = None
@@ -536,7 +545,8 @@ def _critical_difference_sentences(analysis: Analysis) -> list[str]:
         f"Friedman tests at level {alpha:g}: the learners' mean ranks differ in "
         f"{len(different)} of {len(groups)} groups ({what})"
     )
-    tested = [_block_counts(analysis.cd_blocks, by, key) for key, _ in groups]
+    cd_counts = _BlockCounts(analysis.cd_blocks, by)
+    tested = [cd_counts[key] for key, _ in groups]
     n_blocks = sum(counts[0] for counts in tested)
     n_gaps = sum(counts[1] for counts in tested)
     if n_gaps:
@@ -562,7 +572,7 @@ def _critical_difference_sentences(analysis: Analysis) -> list[str]:
             f"critical difference {first['critical_difference']:.2f}, Friedman p "
             f"{p_value_text(first['p_value'])}"
         )
-        n_blocks, n_gaps, _ = _block_counts(analysis.cd_blocks, by, key)
+        n_blocks, n_gaps, _ = cd_counts[key]
         if n_gaps:
             evidence += f"; {_without_value(n_blocks, n_gaps)}"
         n = repeats.get(_key(key), 0)

@@ -90,29 +90,33 @@ def plot_leaderboard(board: pd.DataFrame, *, n_cols: int | None = None) -> Figur
     for ax, (key, part) in zip(axes, panels, strict=False):
         part = part.sort_values("mean_rank", kind="stable", na_position="last")
         y = np.arange(len(part))[::-1]
-        low = (part["mean_rank"] - part["rank_low"]).fillna(0).clip(lower=0)
-        high = (part["rank_high"] - part["mean_rank"]).fillna(0).clip(lower=0)
-        for yi, (_, row), lo, hi in zip(y, part.iterrows(), low, high, strict=True):
-            if pd.isna(row["mean_rank"]):
-                ax.text(
-                    (k + 1) / 2,
-                    yi,
-                    "no data (no successful fit)",
-                    ha="center",
-                    va="center",
-                    fontsize=8,
-                    color=GREY,
-                    style="italic",
-                )
-                continue
-            ax.errorbar(
-                row["mean_rank"],
+        ranked = part["mean_rank"].notna().to_numpy()
+        for yi in y[~ranked]:
+            ax.text(
+                (k + 1) / 2,
                 yi,
-                xerr=[[lo], [hi]],
-                fmt="o",
-                color=colours[row["learner"]],
-                capsize=3,
+                "no data (no successful fit)",
+                ha="center",
+                va="center",
+                fontsize=8,
+                color=GREY,
+                style="italic",
             )
+        if ranked.any():
+            # A panel's dots, bars and caps are three artists, not an errorbar of
+            # three artists per learner: a report holds dozens of such panels.
+            mean = part["mean_rank"].to_numpy(float)[ranked]
+            low = mean - (mean - part["rank_low"].to_numpy(float)[ranked]).clip(0)
+            high = mean + (part["rank_high"].to_numpy(float)[ranked] - mean).clip(0)
+            # No interval (one repeat): a zero-length bar at the dot.
+            low = np.where(np.isnan(low), mean, low)
+            high = np.where(np.isnan(high), mean, high)
+            at = y[ranked]
+            shades = [colours[name] for name in part["learner"][ranked]]
+            ax.hlines(at, low, high, colors=shades, linewidth=1.5)
+            ax.scatter(np.r_[low, high], np.r_[at, at], marker="|", s=40,
+                       c=shades + shades, linewidths=1.5)  # fmt: skip
+            ax.scatter(mean, at, marker="o", s=36, c=shades, zorder=3)
         # A learner without a rank here has no interval to qualify.
         thin = thin_rows(part) & part["mean_rank"].notna().to_numpy()
         names = [

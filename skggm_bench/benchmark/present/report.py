@@ -67,12 +67,9 @@ from ._formatting import THIN_MARK, thin_rows
 from ._table_formats import format_table
 from ._tables import (
     agreement_table,
-    critical_difference_table,
     failure_rate_table,
     failure_table,
     grid_table,
-    leaderboard_table,
-    rank_shift_table,
     versions_table,
 )
 from ._text import evidence_line, report_tables
@@ -90,6 +87,14 @@ _TEMPLATE = "report.html"
 # The folder, beside the report, of its tables as CSV and LaTeX files.
 _TABLES = "tables"
 _FIGURE_DPI = 110
+# Shown, with its link, where a caller draws the figures elsewhere.
+_ELSEWHERE = (
+    "This report leaves its figures out: the leaderboards, rank shifts and recovery "
+    "curves are drawn as interactive charts, scenario by scenario, on the page this "
+    "links to, and the numbers of the leaderboards, critical differences and rank "
+    "shifts are in the tables below. skggm-bench report on the study's store (or "
+    "write_report on its rows) draws every figure as a picture."
+)
 # The cell column of the "recovery against difficulty" figure.
 _DIFFICULTY = "min_edge_partial_correlation"
 _SECTIONS = (
@@ -182,12 +187,15 @@ def _comparison_title(axis: str, source: str, target: str) -> str:
     return f"{what} {source} \u2192 {target}"
 
 
-def _comparisons(analysis: Analysis, figures: _Figures | None) -> list[dict[str, Any]]:
-    """Per comparison: its title, rank-shift table and bump chart."""
+def _comparisons(
+    analysis: Analysis, figures: _Figures | None, tables: Sequence[Any]
+) -> list[dict[str, Any]]:
+    """Per comparison: its title, rank-shift table (``tables``, one per comparison,
+    from :func:`report_tables`) and bump chart."""
     from .plotting import plot_rank_shift
 
     items = []
-    for comparison in analysis.comparisons:
+    for comparison, table in zip(analysis.comparisons, tables, strict=True):
         figure = None
         verdicts = shift_verdicts(comparison)
         if figures is not None:
@@ -213,9 +221,7 @@ def _comparisons(analysis: Analysis, figures: _Figures | None) -> list[dict[str,
                 "title": _comparison_title(
                     comparison.axis, comparison.source, comparison.target
                 ),
-                "table": rank_shift_table(
-                    comparison.shift, comparison.selection, verdicts
-                ),
+                "table": table,
                 "figure": figure,
             }
         )
@@ -254,6 +260,8 @@ def _figures(
             "that do not differ significantly; the CD bar shows the critical "
             "difference.",
         ),
+        "figures_note": None,
+        "figures_link": None,
         "curves": _curve_figures(frame, curve_metrics, figures),
         "curve_notes": [],
         "difficulty_figure": None,
@@ -276,12 +284,14 @@ def _figures(
     return result
 
 
-def _write_tables(analysis: Analysis, out_dir: Path) -> dict[str, dict[str, str]]:
+def _write_tables(
+    tables: Sequence[tuple[str, Any]], out_dir: Path
+) -> dict[str, dict[str, str]]:
     """Each table as CSV and LaTeX in ``out_dir/tables``; their relative links."""
     folder = out_dir / _TABLES
     folder.mkdir(exist_ok=True)
     links = {}
-    for stem, table in report_tables(analysis):
+    for stem, table in tables:
         files = {}
         for format, suffix in (("csv", "csv"), ("latex", "tex")):
             (folder / f"{stem}.{suffix}").write_text(
@@ -292,8 +302,10 @@ def _write_tables(analysis: Analysis, out_dir: Path) -> dict[str, dict[str, str]
     return links
 
 
-def _no_figures(reason: str) -> dict[str, Any]:
+def _no_figures(reason: str, elsewhere: str | None = None) -> dict[str, Any]:
     return {
+        "figures_note": reason,
+        "figures_link": elsewhere,
         "leaderboard_figure": None,
         "critical_difference_figure": None,
         "curves": [],
@@ -311,16 +323,20 @@ def _context(
     title: str,
     metadata: Mapping[str, Any] | None,
     missing_plot: str | None,
+    figures_elsewhere: str | None,
+    tables: Sequence[tuple[str, Any]],
     table_files: Mapping[str, Mapping[str, str]],
 ) -> dict[str, Any]:
     """Everything the template shows, as text, tables and figures."""
     frame = analysis.frame
     entry = get_metric(analysis.metric)
-    drawn = (
-        _no_figures(missing_plot or "")
-        if figures is None
-        else _figures(analysis, figures, curve_metrics)
-    )
+    shifts = tables[3 : 3 + len(analysis.comparisons)]
+    if figures_elsewhere is not None:
+        drawn = _no_figures(_ELSEWHERE, figures_elsewhere)
+    elif figures is None:
+        drawn = _no_figures(missing_plot or "")
+    else:
+        drawn = _figures(analysis, figures, curve_metrics)
     return {
         "title": title,
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -334,16 +350,16 @@ def _context(
         "findings": findings(analysis),
         "grid": grid_table(frame),
         "grouping": " and ".join(c.replace("_", " ") for c in analysis.by),
-        "board": leaderboard_table(analysis.board),
-        "overall": leaderboard_table(analysis.overall),
-        "critical_differences": critical_difference_table(
-            analysis.cd, analysis.cd_selection
-        ),
+        # report_tables's order: the two leaderboards, the critical differences,
+        # then a table per comparison.
+        "board": tables[0][1],
+        "overall": tables[1][1],
+        "critical_differences": tables[2][1],
         "comparisons": [
             item | {"files": table_files[stem]}
-            for item, (stem, _) in zip(
-                _comparisons(analysis, figures),
-                report_tables(analysis)[3 : 3 + len(analysis.comparisons)],
+            for item, stem in zip(
+                _comparisons(analysis, figures, [t for _, t in shifts]),
+                [stem for stem, _ in shifts],
                 strict=True,
             )
         ],
@@ -491,6 +507,7 @@ def write_analysis_report(
     curve_metrics: Sequence[str] | None = None,
     title: str = "skggm-bench report",
     metadata: Mapping[str, Any] | None = None,
+    figures_elsewhere: str | None = None,
 ) -> Path:
     """Write the report of :func:`write_report` from an analysis already computed.
 
@@ -513,6 +530,11 @@ def write_analysis_report(
         Page title.
     metadata : mapping or None, default=None
         Extra run information shown as JSON.
+    figures_elsewhere : str or None, default=None
+        A link (relative URL) to where the report's figures are shown instead, e.g.
+        the interactive charts of a results site: no figure is drawn, and the
+        report says so and links there. Drawing the figures is most of a report's
+        cost on a large grid (one per group and density). None draws them.
 
     Returns
     -------
@@ -562,14 +584,18 @@ def write_analysis_report(
     out_dir = Path(out_dir)
     directory = _prepare(out_dir)
     missing_plot = _matplotlib_missing()
+    draw = missing_plot is None and figures_elsewhere is None
+    tables = report_tables(analysis)
     context = _context(
         analysis,
-        None if missing_plot else _Figures(directory),
+        _Figures(directory) if draw else None,
         curve_metrics=curves,
         title=title,
         metadata=metadata,
         missing_plot=missing_plot,
-        table_files=_write_tables(analysis, out_dir),
+        figures_elsewhere=figures_elsewhere,
+        tables=tables,
+        table_files=_write_tables(tables, out_dir),
     )
     path = out_dir / REPORT_NAME
     path.write_text(_render(context), encoding="utf-8")

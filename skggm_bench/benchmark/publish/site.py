@@ -45,7 +45,7 @@ import pandas as pd
 
 from ... import __version__
 from ...metrics import get_metric
-from ..analysis._analysis import analyse
+from ..analysis._analysis import Analysis, analyse
 from ..analysis.leaderboard import DEFAULT_TIE_TOLERANCE
 from ..present._findings import findings
 from ..present._tables import (
@@ -60,7 +60,7 @@ from ..results.store import (
     MergeError,
     ResultStore,
     StoreError,
-    export_results,
+    export_frame,
     merge_stores,
     read_export,
 )
@@ -74,6 +74,8 @@ SITE_FILE = "site.json"
 _FORMAT = 1
 _SHARD = re.compile(r"\.shard-\d+-of-\d+$")
 _ASSETS = ("site.js", "site.css")
+# The static picture of a study page, as sharp as the report's figures.
+_PICTURE_DPI = 110
 
 
 class PublishError(ValueError):
@@ -285,6 +287,7 @@ def _write_version(
     tie_tolerance: float,
     environment: Any,
     checksums: Mapping[str, str],
+    report_figures: bool,
 ) -> dict[str, Any] | None:
     """Write version ``number`` of a study into ``folder``; None when its rows are
     those of the previous version."""
@@ -292,11 +295,11 @@ def _write_version(
     with contextlib.closing(ResultStore(store, read_only=True)) as opened:
         frame = opened.frame()
         meta = opened.metadata()
-    export_results(store, folder / "rows.csv")
+    export_frame(frame, folder / "rows.csv")
     rows_checksum = sha256_file(folder / "rows.csv")
     if previous is not None and previous["rows_sha256"] == rows_checksum:
         return None
-    export_results(store, folder / "rows.parquet")
+    export_frame(frame, folder / "rows.parquet")
     study = meta["study"]
     analysis = analyse(
         frame, metric, n_bootstrap=n_bootstrap, tie_tolerance=tie_tolerance
@@ -312,14 +315,18 @@ def _write_version(
         old = json.loads((previous_folder / "summary.json").read_text("utf-8"))
         change = _content.changes(before, frame, old["learners"], learners)
     # The report of the analysis above: one analysis per study and version.
+    # The page's charts draw every scenario's leaderboard, rank shift and curve;
+    # the report's pictures of them (one per group and density: most of the CPU of
+    # a large study's publication) only on request.
     report = write_analysis_report(
         analysis,
         folder / "report",
         title=f"skggm-bench report: {name}, version {number}",
         metadata=meta,
+        figures_elsewhere=None if report_figures else "../index.html#charts",
     )
-    figures = report.parent / "figures"
-    shifts = sorted(figures.glob("rank_shift_*.png"))
+    shifts = sorted((report.parent / "figures").glob("rank_shift_*.png"))
+    picture = _static_leaderboard(analysis, folder / "leaderboard.png")
     _content.redraw_calls(frame, study).to_csv(folder / "redraw.csv", index=False)
     (folder / "study.toml").write_text(
         _content.study_toml(study, name), encoding="utf-8"
@@ -378,18 +385,29 @@ def _write_version(
         tables=tables,
         change=change,
         previous=previous,
-        leaderboard_png=(
-            "report/figures/leaderboard.png"
-            if (figures / "leaderboard.png").is_file()
-            else None
-        ),
+        leaderboard_png=picture,
         shift_png=f"report/figures/{shifts[0].name}" if shifts else None,
+        several_generators=len(chart["controls"][0]["levels"]) > 1,
         learner_pages={learner: _slug(learner) for learner in learners},
         command=command,
     )
     (folder / "index.html").write_text(page, encoding="utf-8")
     write_manifest(folder, study=name, version=number)
     return entry
+
+
+def _static_leaderboard(analysis: Analysis, path: Path) -> str | None:
+    """The page's picture without JavaScript: the leaderboard over the whole grid
+    (one panel), or None without matplotlib."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return None
+    from ..present.plotting import plot_leaderboard
+
+    figure = plot_leaderboard(analysis.overall)
+    figure.savefig(path, dpi=_PICTURE_DPI)
+    return path.name
 
 
 def _pins(versions: Mapping[str, list[str]]) -> list[str]:
@@ -452,6 +470,7 @@ def publish(
     n_bootstrap: int = 1000,
     tie_tolerance: float = DEFAULT_TIE_TOLERANCE,
     study: str | None = None,
+    report_figures: bool = False,
 ) -> list[dict[str, Any]]:
     """Publish results stores as versions of studies in a static site.
 
@@ -473,6 +492,13 @@ def publish(
         Publish every store as this one study (e.g. a study extended with new
         learners, published as a new version of the study it extends); by
         default each store's study is :func:`study_name` of its path.
+    report_figures : bool, default=False
+        Also draw the figures of each version's full report as pictures (one per
+        group, comparison and density: on a large grid most of the publication's
+        CPU time). By default the report links to the page's interactive charts,
+        which show the same leaderboards, rank shifts and curves scenario by
+        scenario, and the page's static picture is the leaderboard over the whole
+        grid.
 
     Returns
     -------
@@ -550,6 +576,7 @@ def publish(
                 tie_tolerance=tie_tolerance,
                 environment=environment,
                 checksums=checksums,
+                report_figures=report_figures,
             )
             if entry is None:
                 shutil.rmtree(staging / relative)

@@ -11,9 +11,12 @@ import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._store import ResultStore
+
+if TYPE_CHECKING:  # pandas is imported by the store that builds the frame
+    import pandas as pd
 
 #: The file formats of :func:`export_results`.
 EXPORT_FORMATS: tuple[str, ...] = ("csv", "parquet", "jsonl")
@@ -163,6 +166,65 @@ def export_results(
     else:
         with ResultStore(store, read_only=True) as opened:
             frame = opened.frame()
+    return export_frame(frame, out, format, overwrite=overwrite)
+
+
+def export_frame(
+    frame: pd.DataFrame,
+    out: str | os.PathLike[str],
+    format: str | None = None,
+    *,
+    overwrite: bool = False,
+) -> Path:
+    """Write a store's frame as :func:`export_results` writes the store.
+
+    For a caller that holds the frame already (:meth:`ResultStore.frame`) and
+    writes it in several formats: the store is read once, not once per file.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The rows, as :meth:`ResultStore.frame` returns them.
+    out : str or os.PathLike
+        The file to write (its folder is created).
+    format : {"csv", "parquet", "jsonl"} or None, default=None
+        None: from the suffix of ``out``.
+    overwrite : bool, default=False
+        Replace an existing ``out`` (and its sidecar).
+
+    Returns
+    -------
+    pathlib.Path
+        ``out``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown format.
+    FileExistsError
+        For an existing ``out`` without ``overwrite``.
+    ImportError
+        For Parquet without pyarrow.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> store = ResultStore(":memory:")
+    >>> _ = store.append([dict(generator="g", graph="chain", data_model="gaussian",
+    ...                        learner="l", density=None, n_features=5,
+    ...                        n_samples=9, repeat=0, seed=1, f1=0.1,
+    ...                        status="ok")])
+    >>> out = pathlib.Path(tempfile.mkdtemp()) / "results.csv"
+    >>> path = export_frame(store.frame(), out)
+    >>> read_export(path).equals(store.frame())
+    True
+    """
+    out = Path(out)
+    format = _export_format(out, format)
+    if format == "parquet":
+        _require_pyarrow()
+    if os.path.lexists(out) and not overwrite:
+        raise FileExistsError(f"{str(out)!r} exists already")
     out.parent.mkdir(parents=True, exist_ok=True)
     if format == "parquet":
         data = _written(out, lambda path: frame.to_parquet(path, index=False))

@@ -35,7 +35,7 @@ the first time a row carries it. ``meta``: key/value TEXT pairs
 (``schema_version``, ``study`` as JSON, ``created``).
 """
 
-from ._export import EXPORT_FORMATS, export_results, read_export
+from ._export import EXPORT_FORMATS, export_frame, export_results, read_export
 from ._merge import MergeError, StudyExtension, extend_study, merge_stores
 from ._reading import StoreError
 from ._store import ResultStore, StudyMismatchError
@@ -47,6 +47,7 @@ __all__ = [
     "StoreError",
     "StudyExtension",
     "StudyMismatchError",
+    "export_frame",
     "export_results",
     "extend_study",
     "merge_stores",

@@ -638,6 +638,7 @@ def test_formatted_tables_print_the_key_of_their_dagger():
 def test_the_reports_bump_chart_draws_no_shift_made_by_failures_as_solid():
     """The bump chart's solid lines follow the table's significant column: b and
     c, lifted by a's failures only, are dashed (issue 37 item 7)."""
+    from skggm_bench.benchmark.present._text import report_tables
     from skggm_bench.benchmark.present.report import _comparisons
 
     class Figures:
@@ -646,7 +647,9 @@ def test_the_reports_bump_chart_draws_no_shift_made_by_failures_as_solid():
 
     frame = _study(UNCHANGED, fails=lambda g, learner, r: g == "TO" and learner == "a")
     figures = Figures()
-    [item] = _comparisons(analyse(frame, "f1", n_bootstrap=200), figures)
+    analysis = analyse(frame, "f1", n_bootstrap=200)
+    [(_, table)] = report_tables(analysis)[3:4]
+    [item] = _comparisons(analysis, figures, [table])
     lines = {line.get_label(): line for line in figures.figure.axes[0].get_lines()}
     assert {lines[name].get_linestyle() for name in ("b", "c")} == {"--"}
     assert "no (failures)" in " ".join(map(" ".join, item["table"].rows))

@@ -582,3 +582,24 @@ def test_the_quick_presets_sentences_say_what_they_mean(quick):
     assert tied  # adalasso and lasso at 1.73, under TO at density 0.25
     # No raw density in prose.
     assert not re.search(r"density \d\.\d{4,}", text)
+
+
+def test_block_counts_sum_each_group_and_match_nan_to_nan():
+    from skggm_bench.benchmark.present._findings import _BlockCounts
+
+    blocks = pd.DataFrame(
+        {
+            "generator": ["DD", "DD", "DD", "TO"],
+            "density": [0.1, 0.1, np.nan, 0.1],
+            "n_blocks": [4, 6, 5, 7],
+            "n_gaps": [1, 0, 2, 3],
+            "n_complete": [3, 6, 3, 4],
+        }
+    )
+    counts = _BlockCounts(blocks, ["generator", "density"])
+    assert counts[["DD", 0.1]] == (10, 1, 9)
+    assert counts[["DD", float("nan")]] == (5, 2, 3)  # a default density
+    assert counts[["TO", 0.1]] == (7, 3, 4)
+    assert counts[["TO", float("nan")]] == (0, 0, 0)  # absent: nothing
+    assert _BlockCounts(blocks, [])[[]] == (22, 6, 16)
+    assert _BlockCounts(blocks.iloc[:0], ["generator"])[["DD"]] == (0, 0, 0)

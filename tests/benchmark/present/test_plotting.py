@@ -201,8 +201,13 @@ def test_leaderboard_figure_lists_learners_best_first_and_explains_ties(tmp_path
     tied = [t.get_text().removesuffix(" †") for t in fig.axes[0].get_yticklabels()]
     assert tied[0] == "shrink" and set(tied[1:]) == {"lasso", "glasso"}
     assert "overlap" in fig.get_suptitle() and "tied" in fig.get_suptitle()
-    # one errorbar per learner in each panel
-    assert len(fig.axes[0].containers) == 3
+    # Per panel one dot, one bar and two caps per learner, in three collections.
+    dots, caps = fig.axes[0].collections[2], fig.axes[0].collections[1]
+    assert len(dots.get_offsets()) == 3 and len(caps.get_offsets()) == 6
+    bars = fig.axes[0].collections[0].get_segments()
+    ranks = board.query("density == 0.05 and generator == 'DiagonalDominance'")
+    assert sorted(bar[0][0] for bar in bars) == sorted(ranks["rank_low"])
+    assert sorted(bar[1][0] for bar in bars) == sorted(ranks["rank_high"])
     fig.savefig(tmp_path / "board.png")
     assert (tmp_path / "board.png").stat().st_size > 5_000
 
@@ -307,7 +312,7 @@ def test_leaderboard_figure_says_no_data_instead_of_a_position():
     fig = plot_leaderboard(leaderboard(chordal_failure_frame(), "f1"))
     dense = fig.axes[3]
     assert dense.get_title() == "UniformChordal, density 0.25"
-    assert len(dense.containers) == 0  # no dot, no interval
+    assert not dense.collections  # no dot, no interval
     texts = [t.get_text() for t in dense.texts]
     assert texts == ["no data (no successful fit)"] * 3
     assert [t.get_text() for t in dense.get_yticklabels()] == [

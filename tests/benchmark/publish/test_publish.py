@@ -284,6 +284,51 @@ def test_a_version_is_analysed_once(stores, tmp_path, monkeypatch):
     assert calls == ["f1"]
 
 
+def test_the_report_links_to_the_charts_unless_asked_for_its_figures(
+    published, stores, tmp_path
+):
+    # By default a version's report draws no figure (on a large grid they are most
+    # of a publication's CPU): it says so and links to the page's charts, and the
+    # page's static picture is its own one-panel leaderboard.
+    version = published[0] / "studies" / "tiny" / "v1"
+    report = (version / "report" / "report.html").read_text()
+    assert "leaves its figures out" in report
+    assert 'href="../index.html#charts"' in report
+    assert "<img" not in report
+    assert not list((version / "report" / "figures").glob("*.png"))
+    assert (version / "leaderboard.png").read_bytes()[:4] == b"\x89PNG"
+    assert '<img src="leaderboard.png"' in (version / "index.html").read_text()
+    # --report-figures draws them, as skggm-bench report does.
+    site = tmp_path / "site"
+    code = main(
+        ["publish", str(stores["first"]), "--out", str(site), "--report-figures"]
+    )
+    assert code == 0
+    drawn = site / "studies" / "tiny" / "v1"
+    report = (drawn / "report" / "report.html").read_text()
+    assert "leaves its figures out" not in report
+    names = {p.name for p in (drawn / "report" / "figures").glob("*.png")}
+    assert {"leaderboard.png", "critical_difference.png"} <= names
+    assert any(name.startswith("rank_shift_") for name in names)
+    assert 'src="report/figures/rank_shift_' in (drawn / "index.html").read_text()
+    assert manifest_problem(drawn) is None
+
+
+def test_a_version_reads_its_store_once(stores, tmp_path, monkeypatch):
+    from skggm_bench.benchmark.results._store import ResultStore
+
+    reads = []
+    frame = ResultStore.frame
+
+    def counted(self, *args, **kwargs):
+        reads.append(self)
+        return frame(self, *args, **kwargs)
+
+    monkeypatch.setattr(ResultStore, "frame", counted)
+    publish([stores["first"]], tmp_path / "site", n_bootstrap=20)
+    assert len(reads) == 1
+
+
 def test_no_store_is_refused():
     with pytest.raises(PublishError, match="at least one"):
         publish([], "site")

@@ -61,9 +61,11 @@ window.addEventListener("load", function () {
     element.value = value;
     element.dispatchEvent(new Event("change"));
   }
-  var result = {board: shown("leaderboard-chart"), shift: shown("shift-chart")};
+  var result = {board: shown("leaderboard-chart"), shift: shown("shift-chart"),
+                curves: shown("curves-chart")};
   choose("control-generator", "1");
   result.boardOtherGenerator = shown("leaderboard-chart");
+  result.curvesOtherGenerator = shown("curves-chart");
   choose("control-metric", "1");
   result.boardOtherMetric = shown("leaderboard-chart");
   choose("control-n_samples", "1");
@@ -144,6 +146,11 @@ def test_chart_controls_change_what_the_charts_show(site, tmp_path):
     assert result["boardOtherGenerator"] != result["board"]
     assert result["boardOtherMetric"] != result["boardOtherGenerator"]
     assert result["shiftOtherSize"] != result["shift"]
+    # The curves: a line per learner over the two sample sizes, whose values change
+    # with the generator.
+    curves = json.loads(result["curves"])
+    assert len(curves) == 3 and all(x == [15, 60] for x, _ in curves)
+    assert result["curvesOtherGenerator"] != result["curves"]
 
 
 def test_without_javascript_pages_show_pictures_and_tables(site, tmp_path):
@@ -156,9 +163,12 @@ def test_without_javascript_pages_show_pictures_and_tables(site, tmp_path):
     dom, console = load(page, tmp_path / "profile")
     assert console == []
     chart = re.search(r'id="leaderboard-chart"[^>]*>(.*?)</div>', dom, re.S)
-    assert chart and '<img src="report/figures/leaderboard.png"' in chart.group(1)
+    assert chart and '<img src="leaderboard.png"' in chart.group(1)
     assert dom.count("<table") >= 4
-    assert "rank_shift_TriangulatedOrthogonalization.png" in dom
+    # The charts without a picture point to their numbers in the full report.
+    shift = re.search(r'id="shift-chart"[^>]*>(.*?)</div>', dom, re.S)
+    assert shift and 'href="report/report.html#rank-shift"' in shift.group(1)
+    assert 'id="curves-chart"' in dom
 
 
 def test_every_link_resolves_and_every_file_matches_the_manifests(site):

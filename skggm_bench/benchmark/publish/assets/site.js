@@ -183,10 +183,45 @@
     }), {displaylogo: false, responsive: true});
   }
 
-  function draw() { drawBoard(); drawShift(); }
+  function drawCurves() {
+    var element = document.getElementById("curves-chart");
+    var metric = data.metrics[state.metric];
+    var sizes = data.controls.filter(function (c) { return c.column === "n_samples"; })[0];
+    var title = metric.label + " against the sample size, mean and 95% interval";
+    var found = matching("n_samples");
+    var traces = data.learners.map(function (name, learner) {
+      var mine = found.filter(function (i) {
+        return rows.learner[i] === learner && rows.value[i] !== null;
+      });
+      mine.sort(function (a, b) { return rows.n_samples[a] - rows.n_samples[b]; });
+      return {
+        type: "scatter", mode: "lines+markers", name: esc(name),
+        x: mine.map(function (i) { return parseFloat(sizes.levels[rows.n_samples[i]]); }),
+        y: mine.map(function (i) { return rows.value[i]; }),
+        error_y: {type: "data", symmetric: false,
+                  array: mine.map(function (i) {
+                    return rows.value_high[i] === null ? 0 : rows.value_high[i] - rows.value[i];
+                  }),
+                  arrayminus: mine.map(function (i) {
+                    return rows.value_low[i] === null ? 0 : rows.value[i] - rows.value_low[i];
+                  })},
+        hovertext: mine.map(hover), hoverinfo: "text"
+      };
+    }).filter(function (trace) { return trace.x.length; });
+    if (!traces.length) { nothing(element, title); return; }
+    Plotly.react(element, traces, layout(title, {
+      height: 420, showlegend: true, margin: {l: 60, r: 20, t: 50, b: 50},
+      xaxis: {type: "log", title: {text: "sample size (n)"},
+              tickvals: sizes.levels.map(parseFloat), ticktext: sizes.levels.map(esc)},
+      yaxis: {title: {text: esc(metric.label) +
+                      (metric.greater_is_better ? " (higher is better)" : " (lower is better)")}}
+    }), {displaylogo: false, responsive: true});
+  }
 
-  // The static pictures give way to the interactive charts.
-  ["leaderboard-chart", "shift-chart"].forEach(function (id) {
+  function draw() { drawBoard(); drawShift(); drawCurves(); }
+
+  // The static pictures and notes give way to the interactive charts.
+  ["leaderboard-chart", "shift-chart", "curves-chart"].forEach(function (id) {
     document.getElementById(id).textContent = "";
   });
   settle(null);
