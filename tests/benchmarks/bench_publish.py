@@ -2,12 +2,13 @@
 
 Run from the repository root (not a test):
 
-    .venv/bin/python tests/benchmarks/bench_publish.py [--rows 100000]
+    .venv/bin/python tests/benchmarks/bench_publish.py [--rows 100000] [--report-figures]
 
 A synthetic store of the result schema (4 generators, 2 graphs, 2 data models,
 p = 20 and 50, 3 densities, 4 sample sizes, 20 repeats, 13 learners: 99,840 rows,
 metrics f1, tpr, ppv drawn at random, 2% failed fits with messages) is
-published with the command's defaults into a new site, on one BLAS thread.
+published with the command's defaults (or with the full report's figures,
+``--report-figures``) into a new site, on one BLAS thread.
 Printed: the CPU seconds of the publication (this process and its children),
 the size of the study page and of its chart data, the size of the site's one
 plotly.min.js, and the first contentful paint of the study page in headless
@@ -151,6 +152,7 @@ def first_paint(page: Path, profile: Path) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=100_000)
+    parser.add_argument("--report-figures", action="store_true")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
@@ -158,7 +160,7 @@ def main() -> None:
         n_rows = make_store(store, args.rows)
         start, wall = cpu_seconds(), time.perf_counter()
         with threadpool_limits(1):
-            publish([store], tmp / "site")
+            publish([store], tmp / "site", report_figures=args.report_figures)
         cpu, wall = cpu_seconds() - start, time.perf_counter() - wall
         page = tmp / "site" / "studies" / "large" / "v1" / "index.html"
         text = page.read_text()
