@@ -125,10 +125,16 @@ cdef int _lasso(
         largest = 0.0
         n_active = 0
         for k in range(n):
+            old = beta[k]
+            # A zero coefficient whose gradient is within the penalty stays
+            # zero (its soft threshold is 0, the same step as below): most
+            # are, and this test spares them the diagonal's read and the
+            # division (5-10 % of the kernel's time at p = 2000).
+            if old == 0.0 and fabs(S[j, k] - product[k]) <= alpha:
+                continue
             if k == j:
                 continue
             w_kk = diagonal[k]
-            old = beta[k]
             new = _soft(S[j, k] - product[k] + w_kk * old, alpha) / w_kk
             if new != old:
                 move = new - old

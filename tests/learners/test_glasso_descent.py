@@ -91,6 +91,82 @@ def test_a_lasso_that_does_not_settle_is_reported():
     assert sweeps == -1 and change == np.inf
 
 
+def soft(x, a):
+    return np.sign(x) * max(abs(x) - a, 0.0)
+
+
+def reference_lasso(S, alpha, W, beta, j, tol):
+    """``_glasso_descent._lasso`` step by step in numpy: column ``j``'s ``W
+    beta`` after passes over the active coefficients (on their Gram matrix)
+    alternating with full passes, until a full pass moves none by more than
+    ``tol``."""
+    n = S.shape[0]
+    active = list(np.flatnonzero(beta))
+    while True:
+        if active:
+            gram = W[np.ix_(active, active)]
+            small = gram @ beta[active]
+            while True:
+                largest = 0.0
+                for a, k in enumerate(active):
+                    w, old = gram[a, a], beta[k]
+                    new = soft(S[j, k] - small[a] + w * old, alpha) / w
+                    if new != old:
+                        small += (new - old) * gram[a]
+                        beta[k] = new
+                        largest = max(largest, abs(new - old) * w)
+                if largest <= tol:
+                    break
+        product = W.T @ beta
+        largest, active = 0.0, []
+        for k in range(n):
+            if k == j:
+                continue
+            w, old = S[k, k], beta[k]
+            new = soft(S[j, k] - product[k] + w * old, alpha) / w
+            if new != old:
+                product += (new - old) * W[k]
+                beta[k] = new
+                largest = max(largest, abs(new - old) * w)
+            if new != 0.0:
+                active.append(k)
+        if largest <= tol:
+            return product
+
+
+@pytest.mark.parametrize("name", COVARIANCES)
+@pytest.mark.parametrize("tol", [1e-2, 1e-5])
+def test_the_kernel_is_the_block_descent_step_by_step(name, tol):
+    """``block_descent`` takes the steps of the algorithm it implements
+    (``reference_lasso`` column by column, ``W``'s row and column ``j`` set
+    to ``W beta`` off the diagonal), up to rounding: the same number of
+    sweeps, the same ``W`` and ``B``, the same zeros. Its shortcuts (a zero
+    coefficient within the penalty is skipped unread) change no step, at a
+    loose tolerance (few passes, the start far from the end) as at a tight
+    one."""
+    S = np.ascontiguousarray(COVARIANCES[name]())
+    p = S.shape[0]
+    off = S - np.diag(np.diag(S))
+    alpha = 0.3 * np.abs(off).max()
+    W = S - (alpha / np.abs(off).max()) * off
+    B = np.zeros((p, p))
+    expected_W, expected_B = W.copy(), B.copy()
+    sweeps, change = block_descent(S, alpha, W, B, tol, 500)
+    for sweep in range(1, 501):
+        largest = 0.0
+        for j in range(p):
+            product = reference_lasso(S, alpha, expected_W, expected_B[j], j, tol)
+            others = np.arange(p) != j
+            largest = max(largest, np.abs(product - expected_W[j])[others].max())
+            expected_W[j, others] = expected_W[others, j] = product[others]
+        if largest <= tol:
+            break
+    assert sweeps == sweep
+    np.testing.assert_allclose(W, expected_W, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(B, expected_B, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(B != 0, expected_B != 0)
+
+
 @pytest.mark.parametrize("name", COVARIANCES)
 def test_descent_starts_pass_the_check_without_a_newton_step(monkeypatch, name):
     """Along a path, each component's start from the descent (out of the
