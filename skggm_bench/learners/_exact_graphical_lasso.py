@@ -241,8 +241,10 @@ class ExactGraphicalLasso(EmpiricalCovariance):
         # and a penalty where it misses tol is solved again with the solver's
         # own checks and Newton steps, from there (not where the solver gave
         # up: its Newton steps were already checked).
+        # A precomputed S is its symmetric part already (_covariance_of).
+        precomputed = self.covariance == "precomputed"
         precisions, solved = graphical_lasso_path(
-            S, alphas, start=start, tol=self.tol, check=False
+            S, alphas, start=start, tol=self.tol, check=False, symmetric=precomputed
         )
         residuals = np.empty(alphas.size)
         for k, (K, alpha) in enumerate(zip(precisions, alphas, strict=True)):
@@ -250,7 +252,9 @@ class ExactGraphicalLasso(EmpiricalCovariance):
             residuals[k], covariance = certificate(S, K, alpha)
             if residuals[k] > self.tol and solved[k]:
                 again = K if covariance is not None else start
-                precisions[k] = graphical_lasso_path(S, [alpha], again, self.tol)[0][0]
+                precisions[k] = graphical_lasso_path(
+                    S, [alpha], again, self.tol, symmetric=precomputed
+                )[0][0]
                 residuals[k], covariance = certificate(S, precisions[k], alpha)
         if residuals.max() > max(_CERTIFICATE_TOL, 2 * self.tol):
             worst = alphas[np.argmax(residuals)]

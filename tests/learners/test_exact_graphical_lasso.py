@@ -114,10 +114,10 @@ def test_warm_start_reuses_the_previous_solution(monkeypatch):
     starts = []
     solve = exact_module.graphical_lasso_path
 
-    def spy(S, alphas, start=None, tol=1e-10, check=True):
+    def spy(S, alphas, start=None, tol=1e-10, check=True, symmetric=False):
         if not check:  # the fit's first call (a second only checks and finishes)
             starts.append(start)
-        return solve(S, alphas, start=start, tol=tol, check=check)
+        return solve(S, alphas, start, tol, check, symmetric)
 
     monkeypatch.setattr(exact_module, "graphical_lasso_path", spy)
     model = ExactGraphicalLasso(alpha=penalty(S, 0.5), warm_start=True).fit(X)
