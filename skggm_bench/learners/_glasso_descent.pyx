@@ -299,6 +299,35 @@ def into_box(const double[:, ::1] S, double[:, ::1] W, double alpha):
                 W[i, i] = S[i, i]
 
 
+def diagonal_into_box(const double[:, ::1] S, double alpha):
+    """``into_box`` of the diagonal start ``diag(S)``, as a new array, bit for bit.
+
+    ``S``'s diagonal, and off it ``keep * 0 + (1 - keep) S_ij`` with ``keep =
+    alpha / g`` where the largest ``|S_ij|`` off the diagonal, ``g``, exceeds
+    ``alpha`` (0 where it does not): the start is never built (a p x p matrix
+    and a pass over it, 8 ms at p = 2000).
+    """
+    cdef Py_ssize_t n = S.shape[0], i, j
+    cdef double outside = 0.0, keep = 1.0, towards = 0.0
+    out_array = np.empty((n, n))
+    cdef double[:, ::1] out = out_array
+    with nogil:
+        for i in range(n):
+            for j in range(n):
+                if j != i and fabs(S[i, j]) > outside:
+                    outside = fabs(S[i, j])
+        if outside > alpha:
+            keep = alpha / outside
+            towards = 1.0 - keep
+        for i in range(n):
+            for j in range(n):
+                # into_box's keep * W_ij + towards * S_ij at W_ij = 0, the
+                # same rounding (and signed zeros).
+                out[i, j] = keep * 0.0 + towards * S[i, j] if outside > alpha else 0.0
+            out[i, i] = S[i, i]
+    return out_array
+
+
 def regressions(const double[:, ::1] K):
     """``B[j, k] = -K_jk / K_jj`` off the diagonal, 0 on it (``K_jj > 0``)."""
     cdef Py_ssize_t n = K.shape[0], j, k

@@ -53,6 +53,7 @@ from sklearn.covariance import GraphicalLasso, empirical_covariance
 
 from ._glasso_descent import (
     block_descent,
+    diagonal_into_box,
     into_box,
     kkt_violation,
     mirror_upper,
@@ -501,7 +502,8 @@ def _descend(S, alpha, K, W, tol, check=True):
     """The component solved by block coordinate descent: ``(K, W)``, or None.
 
     ``K`` is a positive definite start of the component and ``W`` its inverse
-    (up to rounding), which is overwritten. The compiled kernel
+    (up to rounding), which is overwritten; both None for the diagonal start
+    ``diag(1 / S_ii)``. The compiled kernel
     (``_glasso_descent.block_descent``) needs a covariance inside the box
     ``|W_ij - S_ij| <= alpha`` with ``W_ii = S_ii``: a start from a larger
     penalty, or the diagonal one, lies outside it, so ``W`` is first moved
@@ -520,14 +522,19 @@ def _descend(S, alpha, K, W, tol, check=True):
     precision and None when they still do not (the Newton method finishes from
     there); None when the kernel gave up (a lasso that did not settle) or left
     a non-positive ``K_jj`` or a precision that is not positive definite (the
-    Newton method then starts from ``K`` itself).
+    Newton method then starts from ``K`` itself, or the diagonal start).
     """
     diagonal = np.diag(S).copy()
-    # W is the caller's to overwrite: a copy took a tenth of the fit at p = 2000.
-    W = np.ascontiguousarray(W, dtype=float)
-    into_box(S, W, alpha)
-    # Row j holds the regression of variable j on the others: -K_jk / K_jj.
-    B = regressions(np.ascontiguousarray(K, dtype=float))
+    if K is None:  # the diagonal start: no regressions, W = diag(S) moved
+        W = diagonal_into_box(S, alpha)
+        B = np.zeros(S.shape)
+    else:
+        # W is the caller's to overwrite: a copy took a tenth of the fit at
+        # p = 2000.
+        W = np.ascontiguousarray(W, dtype=float)
+        into_box(S, W, alpha)
+        # Row j holds the regression of variable j on the others: -K_jk / K_jj.
+        B = regressions(np.ascontiguousarray(K, dtype=float))
     for share in _DESCENT_SHARES:
         sweeps, _ = block_descent(S, alpha, W, B, share * tol, _MAX_SWEEPS)
         precision = precision_from(W, B, diagonal) if sweeps >= 0 else None
@@ -643,7 +650,10 @@ def graphical_lasso_path(
     precisions = np.empty((alphas.size, p, p))
     solved = np.ones(alphas.size, dtype=bool)
     if start is None:
-        K, W = np.diag(1.0 / np.diag(S)), np.diag(np.diag(S))
+        # The diagonal start diag(1 / S_ii) and its inverse diag(S_ii), left
+        # implicit: _descend and _solve_component build what they need of it
+        # (two p x p matrices, and reading them, took 15 ms at p = 2000).
+        K = W = None
     else:
         K = np.asarray(start, dtype=float) * unit
         W = np.linalg.inv(K)
@@ -683,7 +693,8 @@ def graphical_lasso_path(
                 if not last:
                     inverse = _placed(inverse, block, np.linalg.inv(pair))
                 continue
-            near = _descend(S[block], alpha, K[block], W[block], tol, check)
+            K_block, W_block = (None, None) if K is None else (K[block], W[block])
+            near = _descend(S[block], alpha, K_block, W_block, tol, check)
             if near is not None and near[1] is not None:
                 current = _placed(current, block, near[0])
                 if not last:
@@ -693,7 +704,9 @@ def graphical_lasso_path(
             if near is not None:  # near the minimiser: Newton steps finish it
                 solution = _solve_component(S[block], alpha, near[0], tol)
             if solution is None:  # no descent, or it did not end positive definite
-                solution = _solve_component(S[block], alpha, K[block], tol)
+                if K_block is None:
+                    K_block = np.diag(1.0 / np.diag(S[block]))
+                solution = _solve_component(S[block], alpha, K_block, tol)
             if solution is None:  # the start was not positive definite
                 solved[k] = False
                 continue

@@ -18,6 +18,7 @@ import skggm_bench.learners._glasso_path as glasso_path
 from skggm_bench.learners import ExactGraphicalLasso
 from skggm_bench.learners._glasso_descent import (
     block_descent,
+    diagonal_into_box,
     into_box,
     mirror_upper,
     precision_from,
@@ -373,6 +374,20 @@ def test_into_box(p):
     kept = inside.copy()
     into_box(S, kept, alpha)
     assert np.array_equal(kept, inside)
+
+
+@pytest.mark.parametrize("p", SIZES)
+def test_diagonal_into_box_is_into_box_of_the_diagonal_start(p):
+    """``diagonal_into_box(S, alpha)`` is ``into_box`` of ``diag(S)`` bit for
+    bit (signed zeros included), with the penalty below the largest entry off
+    the diagonal (the start moves) and above it (it stays diagonal)."""
+    _, S = sparse_precision(p, p)
+    off = np.abs(S - np.diag(np.diag(S))).max()
+    for alpha in (0.3 * off, 2.0 * off + 1.0):
+        expected = np.diag(np.diag(S))
+        into_box(S, expected, alpha)
+        got = diagonal_into_box(S, alpha)
+        assert got.tobytes() == expected.tobytes()
 
 
 @pytest.mark.parametrize("p", SIZES)
