@@ -349,6 +349,17 @@ def test_regressions_and_the_precision_read_off_them(p):
     np.testing.assert_allclose(precision, K, rtol=1e-10, atol=1e-12)
     assert np.array_equal(precision, precision.T)
     assert precision_from(W, B, np.diag(W) - 10.0 * np.diag(W)) is None
+    # In B's place: the same bits, B itself returned; regressions read off a
+    # precision whose support is not symmetric (B_jk != 0, B_kj == 0) too.
+    lopsided = np.triu(B) + 0.5 * np.tril(B)
+    lopsided[np.arange(1, p), np.arange(p - 1)] = 0.0
+    for regression in (B, lopsided):
+        expected = precision_from(W, regression, np.diag(W).copy())
+        spoilt = regression.copy()
+        in_place = precision_from(W, spoilt, np.diag(W).copy(), True)
+        assert in_place is spoilt
+        assert in_place.tobytes() == expected.tobytes()
+    assert precision_from(W, B.copy(), np.diag(W) - 10.0 * np.diag(W), True) is None
 
 
 @pytest.mark.parametrize("p", SIZES)

@@ -175,6 +175,22 @@ def test_a_symmetric_covariance_is_only_scaled(scale, order):
     np.testing.assert_array_equal(S, kept)
 
 
+@pytest.mark.parametrize("start", [None, "warm"])
+def test_one_penalty_is_scaled_in_its_own_place(start):
+    """A path of one penalty returns its solution scaled back in place (no
+    copy into a stacked array): unscaled ``S``, exact, and the caller's start
+    left as it is."""
+    S = 3.7 * empirical_covariance(sparse_gaussian_data(60, 25, 7, scale_columns=True))
+    alpha = path_penalties(S)[4]
+    warm = None if start is None else np.linalg.inv(S + np.eye(25))
+    kept = None if warm is None else warm.copy()
+    precisions, solved = glasso_path.graphical_lasso_path(S, [alpha], start=warm)
+    assert precisions.shape == (1, 25, 25) and solved.all()
+    assert kkt_violation(S, precisions[0], alpha) <= 1e-8 * np.diag(S).max()
+    if warm is not None:
+        np.testing.assert_array_equal(warm, kept)
+
+
 def test_the_certificate_factorises_a_copy_of_the_lower_triangle():
     """``certificate`` factorises and inverts one copy of ``K``: ``K`` is left
     as it is, ``W`` is its inverse, exactly symmetric, read from ``K``'s lower
