@@ -257,6 +257,33 @@ def symmetric_part(const double[:, :] S, double unit, bint check=False):
     return out_array, symmetric
 
 
+def exactly_symmetric(const double[:, ::1] S):
+    """Whether ``S_ij == S_ji`` for every pair: one read of ``S``, in tiles.
+
+    Such an ``S`` is its own symmetric part at unit scale (``0.5 * (s + s)
+    == s``), which then need not be built.
+    """
+    cdef Py_ssize_t n = S.shape[0], i, j, ib, jb, bi, bj, i_end, j_end
+    cdef Py_ssize_t tiles = (n + _TILE - 1) // _TILE
+    cdef bint symmetric = True
+    with nogil:
+        for bi in range(tiles):
+            ib = bi * _TILE
+            i_end = min(ib + _TILE, n)
+            for bj in range(bi, tiles):
+                jb = bj * _TILE
+                j_end = min(jb + _TILE, n)
+                for i in range(ib, i_end):
+                    for j in range(max(jb, i + 1), j_end):
+                        if S[i, j] != S[j, i]:
+                            symmetric = False
+                if not symmetric:
+                    break
+            if not symmetric:
+                break
+    return symmetric
+
+
 def mirror_upper(double[:, ::1] A):
     """Copy the upper triangle of ``A`` onto its lower one, in place, in tiles."""
     cdef Py_ssize_t n = A.shape[0], i, j, ib, jb, bi, bj, i_end, j_end

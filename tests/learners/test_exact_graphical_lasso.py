@@ -147,6 +147,25 @@ def test_precomputed_covariance_equals_fitting_the_samples():
     np.testing.assert_array_equal(precomputed.location_, np.zeros(12))
 
 
+def test_a_precomputed_covariance_is_fitted_by_its_symmetric_part():
+    """An exactly symmetric covariance is fitted as it is (and left as it
+    is); one that is symmetric only within rounding, by its symmetric part:
+    the same precision as fitting that part."""
+    S = empirical_covariance(sparse_gaussian_data(50, 12, 8, scale_columns=True))
+    S = 0.5 * (S + S.T)
+    alpha = penalty(S, 0.2)
+    kept = S.copy()
+    model = ExactGraphicalLasso(alpha=alpha, covariance="precomputed").fit(S)
+    np.testing.assert_array_equal(S, kept)
+    lopsided = S.copy()
+    lopsided[np.triu_indices(12, 1)] *= 1 + 1e-11
+    part = 0.5 * (lopsided + lopsided.T)
+    fitted = ExactGraphicalLasso(alpha=alpha, covariance="precomputed")
+    expected = fitted.fit(part).precision_
+    assert not np.array_equal(expected, model.precision_)
+    np.testing.assert_array_equal(fitted.fit(lopsided).precision_, expected)
+
+
 @pytest.mark.parametrize(
     ("params", "data", "message"),
     [

@@ -19,6 +19,7 @@ from skggm_bench.learners import ExactGraphicalLasso
 from skggm_bench.learners._glasso_descent import (
     block_descent,
     diagonal_into_box,
+    exactly_symmetric,
     into_box,
     mirror_upper,
     precision_from,
@@ -296,6 +297,22 @@ def test_symmetric_part_and_its_symmetry_check(p):
         nearly[p - 1, 0] += 1e-8
         assert not symmetric_part(nearly, 1.0, check=True)[1]
         assert symmetric_part(nearly, 1.0)[1]  # unchecked
+
+
+@pytest.mark.parametrize("p", SIZES)
+def test_exactly_symmetric(p):
+    """True for an exactly symmetric matrix; False where one pair differs by
+    an ulp, in the first tile, the last, or across them."""
+    rng = np.random.default_rng(p)
+    A = rng.standard_normal((p, p))
+    A = A + A.T
+    assert exactly_symmetric(A)
+    for i, j in {(0, p - 1), (p - 1, 0), (p // 2, p - 1), (p - 1, p // 2), (0, 1)}:
+        if i == j or max(i, j) >= p:
+            continue
+        B = A.copy()
+        B[i, j] = np.nextafter(B[i, j], np.inf)
+        assert not exactly_symmetric(B)
 
 
 @pytest.mark.parametrize("p", SIZES)
