@@ -114,10 +114,10 @@ def test_warm_start_reuses_the_previous_solution(monkeypatch):
     starts = []
     solve = exact_module.graphical_lasso_path
 
-    def spy(S, alphas, start=None, tol=1e-10, check=True):
+    def spy(S, alphas, start=None, tol=1e-10, check=True, symmetric=False):
         if not check:  # the fit's first call (a second only checks and finishes)
             starts.append(start)
-        return solve(S, alphas, start=start, tol=tol, check=check)
+        return solve(S, alphas, start, tol, check, symmetric)
 
     monkeypatch.setattr(exact_module, "graphical_lasso_path", spy)
     model = ExactGraphicalLasso(alpha=penalty(S, 0.5), warm_start=True).fit(X)
@@ -145,6 +145,25 @@ def test_precomputed_covariance_equals_fitting_the_samples():
     precomputed = ExactGraphicalLasso(alpha=alpha, covariance="precomputed").fit(S)
     np.testing.assert_array_equal(precomputed.precision_, from_samples.precision_)
     np.testing.assert_array_equal(precomputed.location_, np.zeros(12))
+
+
+def test_a_precomputed_covariance_is_fitted_by_its_symmetric_part():
+    """An exactly symmetric covariance is fitted as it is (and left as it
+    is); one that is symmetric only within rounding, by its symmetric part:
+    the same precision as fitting that part."""
+    S = empirical_covariance(sparse_gaussian_data(50, 12, 8, scale_columns=True))
+    S = 0.5 * (S + S.T)
+    alpha = penalty(S, 0.2)
+    kept = S.copy()
+    model = ExactGraphicalLasso(alpha=alpha, covariance="precomputed").fit(S)
+    np.testing.assert_array_equal(S, kept)
+    lopsided = S.copy()
+    lopsided[np.triu_indices(12, 1)] *= 1 + 1e-11
+    part = 0.5 * (lopsided + lopsided.T)
+    fitted = ExactGraphicalLasso(alpha=alpha, covariance="precomputed")
+    expected = fitted.fit(part).precision_
+    assert not np.array_equal(expected, model.precision_)
+    np.testing.assert_array_equal(fitted.fit(lopsided).precision_, expected)
 
 
 @pytest.mark.parametrize(

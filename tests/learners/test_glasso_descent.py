@@ -18,6 +18,8 @@ import skggm_bench.learners._glasso_path as glasso_path
 from skggm_bench.learners import ExactGraphicalLasso
 from skggm_bench.learners._glasso_descent import (
     block_descent,
+    diagonal_into_box,
+    exactly_symmetric,
     into_box,
     mirror_upper,
     precision_from,
@@ -91,6 +93,82 @@ def test_a_lasso_that_does_not_settle_is_reported():
     assert sweeps == -1 and change == np.inf
 
 
+def soft(x, a):
+    return np.sign(x) * max(abs(x) - a, 0.0)
+
+
+def reference_lasso(S, alpha, W, beta, j, tol):
+    """``_glasso_descent._lasso`` step by step in numpy: column ``j``'s ``W
+    beta`` after passes over the active coefficients (on their Gram matrix)
+    alternating with full passes, until a full pass moves none by more than
+    ``tol``."""
+    n = S.shape[0]
+    active = list(np.flatnonzero(beta))
+    while True:
+        if active:
+            gram = W[np.ix_(active, active)]
+            small = gram @ beta[active]
+            while True:
+                largest = 0.0
+                for a, k in enumerate(active):
+                    w, old = gram[a, a], beta[k]
+                    new = soft(S[j, k] - small[a] + w * old, alpha) / w
+                    if new != old:
+                        small += (new - old) * gram[a]
+                        beta[k] = new
+                        largest = max(largest, abs(new - old) * w)
+                if largest <= tol:
+                    break
+        product = W.T @ beta
+        largest, active = 0.0, []
+        for k in range(n):
+            if k == j:
+                continue
+            w, old = S[k, k], beta[k]
+            new = soft(S[j, k] - product[k] + w * old, alpha) / w
+            if new != old:
+                product += (new - old) * W[k]
+                beta[k] = new
+                largest = max(largest, abs(new - old) * w)
+            if new != 0.0:
+                active.append(k)
+        if largest <= tol:
+            return product
+
+
+@pytest.mark.parametrize("name", COVARIANCES)
+@pytest.mark.parametrize("tol", [1e-2, 1e-5])
+def test_the_kernel_is_the_block_descent_step_by_step(name, tol):
+    """``block_descent`` takes the steps of the algorithm it implements
+    (``reference_lasso`` column by column, ``W``'s row and column ``j`` set
+    to ``W beta`` off the diagonal), up to rounding: the same number of
+    sweeps, the same ``W`` and ``B``, the same zeros. Its shortcuts (a zero
+    coefficient within the penalty is skipped unread) change no step, at a
+    loose tolerance (few passes, the start far from the end) as at a tight
+    one."""
+    S = np.ascontiguousarray(COVARIANCES[name]())
+    p = S.shape[0]
+    off = S - np.diag(np.diag(S))
+    alpha = 0.3 * np.abs(off).max()
+    W = S - (alpha / np.abs(off).max()) * off
+    B = np.zeros((p, p))
+    expected_W, expected_B = W.copy(), B.copy()
+    sweeps, _ = block_descent(S, alpha, W, B, tol, 500)
+    expected_sweeps, largest = 0, np.inf
+    while largest > tol:
+        expected_sweeps += 1
+        largest = 0.0
+        for j in range(p):
+            product = reference_lasso(S, alpha, expected_W, expected_B[j], j, tol)
+            others = np.arange(p) != j
+            largest = max(largest, np.abs(product - expected_W[j])[others].max())
+            expected_W[j, others] = expected_W[others, j] = product[others]
+    assert sweeps == expected_sweeps
+    np.testing.assert_allclose(W, expected_W, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(B, expected_B, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(B != 0, expected_B != 0)
+
+
 @pytest.mark.parametrize("name", COVARIANCES)
 def test_descent_starts_pass_the_check_without_a_newton_step(monkeypatch, name):
     """Along a path, each component's start from the descent (out of the
@@ -141,9 +219,9 @@ def test_a_fit_whose_unchecked_descent_misses_tol_is_solved_again(monkeypatch):
     calls = []
     solve = glasso_path.graphical_lasso_path
 
-    def spy(S, alphas, start=None, tol=1e-10, check=True):
+    def spy(S, alphas, start=None, tol=1e-10, check=True, symmetric=False):
         calls.append(check)
-        return solve(S, alphas, start=start, tol=tol, check=check)
+        return solve(S, alphas, start, tol, check, symmetric)
 
     monkeypatch.setattr(exact_module, "graphical_lasso_path", spy)
     monkeypatch.setattr(glasso_path, "_DESCENT_SHARES", (1e6, 0.01))
@@ -222,6 +300,22 @@ def test_symmetric_part_and_its_symmetry_check(p):
 
 
 @pytest.mark.parametrize("p", SIZES)
+def test_exactly_symmetric(p):
+    """True for an exactly symmetric matrix; False where one pair differs by
+    an ulp, in the first tile, the last, or across them."""
+    rng = np.random.default_rng(p)
+    A = rng.standard_normal((p, p))
+    A = A + A.T
+    assert exactly_symmetric(A)
+    for i, j in {(0, p - 1), (p - 1, 0), (p // 2, p - 1), (p - 1, p // 2), (0, 1)}:
+        if i == j or max(i, j) >= p:
+            continue
+        B = A.copy()
+        B[i, j] = np.nextafter(B[i, j], np.inf)
+        assert not exactly_symmetric(B)
+
+
+@pytest.mark.parametrize("p", SIZES)
 def test_mirror_upper(p):
     A = np.random.default_rng(p).standard_normal((p, p))
     mirrored = A.copy()
@@ -272,6 +366,17 @@ def test_regressions_and_the_precision_read_off_them(p):
     np.testing.assert_allclose(precision, K, rtol=1e-10, atol=1e-12)
     assert np.array_equal(precision, precision.T)
     assert precision_from(W, B, np.diag(W) - 10.0 * np.diag(W)) is None
+    # In B's place: the same bits, B itself returned; regressions read off a
+    # precision whose support is not symmetric (B_jk != 0, B_kj == 0) too.
+    lopsided = np.triu(B) + 0.5 * np.tril(B)
+    lopsided[np.arange(1, p), np.arange(p - 1)] = 0.0
+    for regression in (B, lopsided):
+        expected = precision_from(W, regression, np.diag(W).copy())
+        spoilt = regression.copy()
+        in_place = precision_from(W, spoilt, np.diag(W).copy(), True)
+        assert in_place is spoilt
+        assert in_place.tobytes() == expected.tobytes()
+    assert precision_from(W, B.copy(), np.diag(W) - 10.0 * np.diag(W), True) is None
 
 
 @pytest.mark.parametrize("p", SIZES)
@@ -297,6 +402,20 @@ def test_into_box(p):
     kept = inside.copy()
     into_box(S, kept, alpha)
     assert np.array_equal(kept, inside)
+
+
+@pytest.mark.parametrize("p", SIZES)
+def test_diagonal_into_box_is_into_box_of_the_diagonal_start(p):
+    """``diagonal_into_box(S, alpha)`` is ``into_box`` of ``diag(S)`` bit for
+    bit (signed zeros included), with the penalty below the largest entry off
+    the diagonal (the start moves) and above it (it stays diagonal)."""
+    _, S = sparse_precision(p, p)
+    off = np.abs(S - np.diag(np.diag(S))).max()
+    for alpha in (0.3 * off, 2.0 * off + 1.0):
+        expected = np.diag(np.diag(S))
+        into_box(S, expected, alpha)
+        got = diagonal_into_box(S, alpha)
+        assert got.tobytes() == expected.tobytes()
 
 
 @pytest.mark.parametrize("p", SIZES)

@@ -156,6 +156,61 @@ def test_a_failed_single_precision_direction_falls_back_to_double(monkeypatch):
     assert all(dtypes[i + 1] is np.float64 for i in tried)
 
 
+@pytest.mark.parametrize("scale", [1.0, 3.7])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_a_symmetric_covariance_is_only_scaled(scale, order):
+    """``symmetric=True`` (``S`` exactly symmetric, as ExactGraphicalLasso
+    passes a precomputed one) skips the symmetric part: the same solutions
+    bit for bit, at unit scale (largest variance 1) and not, and ``S`` left
+    as it is."""
+    S = empirical_covariance(sparse_gaussian_data(60, 25, 4, scale_columns=True))
+    S = 0.5 * (S + S.T)
+    S = np.array(scale * (S / np.diag(S).max()), order=order)
+    kept = S.copy()
+    alphas = path_penalties(S, count=4)
+    expected, expected_solved = glasso_path.graphical_lasso_path(S, alphas)
+    precisions, solved = glasso_path.graphical_lasso_path(S, alphas, symmetric=True)
+    np.testing.assert_array_equal(precisions, expected)
+    np.testing.assert_array_equal(solved, expected_solved)
+    np.testing.assert_array_equal(S, kept)
+
+
+@pytest.mark.parametrize("start", [None, "warm"])
+def test_one_penalty_is_scaled_in_its_own_place(start):
+    """A path of one penalty returns its solution scaled back in place (no
+    copy into a stacked array): unscaled ``S``, exact, and the caller's start
+    left as it is."""
+    S = 3.7 * empirical_covariance(sparse_gaussian_data(60, 25, 7, scale_columns=True))
+    alpha = path_penalties(S)[4]
+    warm = None if start is None else np.linalg.inv(S + np.eye(25))
+    kept = None if warm is None else warm.copy()
+    precisions, solved = glasso_path.graphical_lasso_path(S, [alpha], start=warm)
+    assert precisions.shape == (1, 25, 25) and solved.all()
+    assert kkt_violation(S, precisions[0], alpha) <= 1e-8 * np.diag(S).max()
+    if warm is not None:
+        np.testing.assert_array_equal(warm, kept)
+
+
+def test_the_certificate_factorises_a_copy_of_the_lower_triangle():
+    """``certificate`` factorises and inverts one copy of ``K``: ``K`` is left
+    as it is, ``W`` is its inverse, exactly symmetric, read from ``K``'s lower
+    triangle (as scipy's lower Cholesky factorisation reads it); ``(inf,
+    None)`` where ``K`` is not positive definite."""
+    S = empirical_covariance(sparse_gaussian_data(60, 25, 6, scale_columns=True))
+    alpha = path_penalties(S)[3]
+    K = glasso_path.graphical_lasso_path(S, [alpha])[0][0]
+    kept = K.copy()
+    violation, W = glasso_path.certificate(S, K, alpha)
+    np.testing.assert_array_equal(K, kept)
+    np.testing.assert_array_equal(W, W.T)
+    np.testing.assert_allclose(W, np.linalg.inv(K), rtol=1e-10, atol=1e-12)
+    assert violation <= 1e-10
+    # Another upper triangle: the same inverse (the scan then reads its signs).
+    upper = K + np.triu(np.ones_like(K), 1)
+    np.testing.assert_array_equal(glasso_path.certificate(S, upper, alpha)[1], W)
+    assert glasso_path.certificate(S, -K, alpha) == (np.inf, None)
+
+
 @pytest.mark.parametrize(("n", "p", "seed"), SHAPES)
 def test_path_matches_scikit_learn_run_to_a_tight_tolerance(n, p, seed):
     S = empirical_covariance(
