@@ -2,7 +2,7 @@
 
 Run from the repository root (not a test):
 
-    .venv/bin/python tests/benchmarks/bench_publish.py [--rows 100000] [--report-figures]
+    .venv/bin/python tests/benchmarks/bench_publish.py [--rows N] [--report-figures]
 
 A synthetic store of the result schema (4 generators, 2 graphs, 2 data models,
 p = 20 and 50, 3 densities, 4 sample sizes, 20 repeats, 13 learners: 99,840 rows,
