@@ -166,10 +166,11 @@ def lasso_gram_path(
     cdef double unit = 1.0
     cdef double zero = 0.0
     cdef char transpose = b"T"
-    cdef Py_ssize_t k, f_iter
+    cdef Py_ssize_t k, position
     cdef int j, n_active
     cdef unsigned int n_iter
-    cdef double alpha, gap, dual_norm, w_j, tmp, d_w_j, d_w_max, w_max, step
+    cdef double alpha, gap, dual_norm, previous, correlation, step
+    cdef double move, largest_move, largest_coef
     cdef double tol_scaled = tol * y_norm2
     cdef Py_ssize_t n_solved = penalties.shape[0]
     cdef double[::1] Qw = w.copy()
@@ -194,26 +195,30 @@ def lasso_gram_path(
                                active, True)
             n_iter = 0
             for n_iter in range(max_iter):
-                w_max = 0.0
-                d_w_max = 0.0
-                for f_iter in range(n_active):
-                    j = active[f_iter]
+                largest_coef = 0.0
+                largest_move = 0.0
+                for position in range(n_active):
+                    j = active[position]
                     if Q[j, j] == 0.0:
                         continue
-                    w_j = w[j]
+                    previous = w[j]
                     # X_j'(y - Xw + X_j w_j): the correlation without j.
-                    tmp = q[j] - Qw[j] + w_j * Q[j, j]
-                    w[j] = _sign(tmp) * (fabs(tmp) - alpha if fabs(tmp) - alpha > 0
-                                         else 0) / Q[j, j]
-                    if w[j] != w_j:
-                        step = w[j] - w_j
+                    correlation = q[j] - Qw[j] + previous * Q[j, j]
+                    # Soft threshold of the correlation, scaled by Q_jj.
+                    w[j] = _sign(correlation) * (
+                        fabs(correlation) - alpha if fabs(correlation) - alpha > 0
+                        else 0
+                    ) / Q[j, j]
+                    if w[j] != previous:
+                        step = w[j] - previous
                         daxpy(&n, &step, <double*> &Q[j, 0], &one, &Qw[0], &one)
-                    d_w_j = fabs(w[j] - w_j)
-                    if d_w_j > d_w_max:
-                        d_w_max = d_w_j
-                    if fabs(w[j]) > w_max:
-                        w_max = fabs(w[j])
-                if w_max == 0.0 or d_w_max / w_max <= tol or n_iter == max_iter - 1:
+                    move = fabs(w[j] - previous)
+                    if move > largest_move:
+                        largest_move = move
+                    if fabs(w[j]) > largest_coef:
+                        largest_coef = fabs(w[j])
+                if (largest_coef == 0.0 or largest_move / largest_coef <= tol
+                        or n_iter == max_iter - 1):
                     gap = _gap(n, &w[0], alpha, &Qw[0], &q[0], y_norm2, &XtA[0],
                                &dual_norm)
                     if gap <= tol_scaled:
