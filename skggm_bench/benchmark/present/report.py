@@ -581,6 +581,13 @@ def write_analysis_report(
         absent = [m for m in curves if m not in analysis.frame.columns]
         if absent:
             raise ValueError(f"curve_metrics {absent} are not in these results")
+    if figures_elsewhere is not None and (
+        not isinstance(figures_elsewhere, str) or not figures_elsewhere
+    ):
+        raise ValueError(
+            "figures_elsewhere must be a link (a non-empty string) or None, got "
+            f"{figures_elsewhere!r}"
+        )
     out_dir = Path(out_dir)
     directory = _prepare(out_dir)
     missing_plot = _matplotlib_missing()

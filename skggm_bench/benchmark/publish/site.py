@@ -543,6 +543,10 @@ def publish(
         or re.search(r"[/\\]", study)
     ):
         raise PublishError(f"study must be a name (no folder), got {study!r}")
+    if not isinstance(report_figures, bool):
+        raise PublishError(
+            f"report_figures must be True or False, got {report_figures!r}"
+        )
     groups = _read_groups(paths, study)
     plotly_js = _plotly_js()
     environment = _environment()

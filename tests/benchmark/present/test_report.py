@@ -300,3 +300,18 @@ def test_report_text_matches_the_leaderboard_command(tmp_path, monkeypatch):
     for sentence in findings(analysis):
         assert str(markupsafe.escape(sentence)) in page  # as jinja2 escapes
         assert f"- {sentence}" in text
+
+
+def test_figures_elsewhere_draws_none_and_links_there(tmp_path):
+    from skggm_bench.benchmark.present.report import write_analysis_report
+
+    analysis = analyse(study_frame(), "f1", n_bootstrap=50)
+    path = write_analysis_report(analysis, tmp_path, figures_elsewhere="../charts.html")
+    text = path.read_text()
+    assert "leaves its figures out" in text and 'href="../charts.html"' in text
+    assert "<img" not in text and not list((tmp_path / "figures").glob("*.png"))
+    # The tables are all there.
+    assert len(list((tmp_path / "tables").glob("*.csv"))) >= 3
+    for bad in ("", 3):
+        with pytest.raises(ValueError, match="figures_elsewhere must be a link"):
+            write_analysis_report(analysis, tmp_path, figures_elsewhere=bad)

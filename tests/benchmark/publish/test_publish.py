@@ -329,6 +329,12 @@ def test_a_version_reads_its_store_once(stores, tmp_path, monkeypatch):
     assert len(reads) == 1
 
 
+def test_report_figures_must_be_a_bool(stores, tmp_path):
+    with pytest.raises(PublishError, match="report_figures must be True or False"):
+        publish([stores["first"]], tmp_path / "site", report_figures="no")
+    assert not (tmp_path / "site").exists()
+
+
 def test_no_store_is_refused():
     with pytest.raises(PublishError, match="at least one"):
         publish([], "site")
