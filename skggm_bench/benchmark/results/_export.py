@@ -42,6 +42,17 @@ def _export_format(path: Path, format: str | None) -> str:
     return format
 
 
+def _checked_target(out: Path, format: str | None, overwrite: bool) -> str:
+    """The format of an export to ``out``, once the export can be written there:
+    a known format, pyarrow for Parquet, no file at ``out`` unless ``overwrite``."""
+    format = _export_format(out, format)
+    if format == "parquet":
+        _require_pyarrow()
+    if os.path.lexists(out) and not overwrite:
+        raise FileExistsError(f"{str(out)!r} exists already")
+    return format
+
+
 def _require_pyarrow() -> None:
     import importlib.util
 
@@ -156,11 +167,9 @@ def export_results(
     True
     """
     out = Path(out)
-    format = _export_format(out, format)
-    if format == "parquet":
-        _require_pyarrow()
-    if os.path.lexists(out) and not overwrite:
-        raise FileExistsError(f"{str(out)!r} exists already")
+    # Checked before the store is read (export_frame checks again, at no cost):
+    # a refused export reads nothing.
+    format = _checked_target(out, format, overwrite)
     if isinstance(store, ResultStore):
         frame = store.frame()
     else:
@@ -220,11 +229,7 @@ def export_frame(
     True
     """
     out = Path(out)
-    format = _export_format(out, format)
-    if format == "parquet":
-        _require_pyarrow()
-    if os.path.lexists(out) and not overwrite:
-        raise FileExistsError(f"{str(out)!r} exists already")
+    format = _checked_target(out, format, overwrite)
     out.parent.mkdir(parents=True, exist_ok=True)
     if format == "parquet":
         data = _written(out, lambda path: frame.to_parquet(path, index=False))
