@@ -387,7 +387,7 @@ def _write_version(
         previous=previous,
         leaderboard_png=picture,
         shift_png=f"report/figures/{shifts[0].name}" if shifts else None,
-        several_generators=len(chart["controls"][0]["levels"]) > 1,
+        several_generators=frame["generator"].nunique() > 1,
         learner_pages={learner: _slug(learner) for learner in learners},
         command=command,
     )
@@ -397,8 +397,9 @@ def _write_version(
 
 
 def _static_leaderboard(analysis: Analysis, path: Path) -> str | None:
-    """The page's picture without JavaScript: the leaderboard over the whole grid
-    (one panel), or None without matplotlib."""
+    """The page's picture without JavaScript: the leaderboard over the whole grid,
+    a panel per generator (and graph family and data model where there are
+    several); its file name, or None without matplotlib."""
     try:
         import matplotlib  # noqa: F401
     except ImportError:
