@@ -231,16 +231,34 @@ def active_set_iterations(
 ):
     """Run the active-set iteration for ``nodes`` from their rows of ``W``.
 
-    ``R``, ``allowed``, ``W`` and ``max_active`` as in
-    ``_active_set_lasso._active_set_iterations``; ``allowed`` viewed as bytes,
-    ``max_iter`` given per node. The segments (lasso only: ``known``,
-    ``signs``, ``u``, ``v`` of ``_active_set_lasso._Segments``, or all None):
-    a node with a known segment starts on it, and every solve is recorded
-    there.
+    Parameters
+    ----------
+    R : ndarray of shape (p, p)
+        Correlation matrix (unit diagonal, zero rows for constant columns).
+    allowed : ndarray of shape (p, p), uint8
+        Which variable (column) may enter which node (row), as bytes.
+    nodes : ndarray of shape (k,), intp
+        The nodes to solve.
+    penalty : ndarray of shape (k,)
+        ``lam`` of each of ``nodes``.
+    W : ndarray of shape (p, p)
+        Coefficients (row ``m``: node ``m``); the rows of ``nodes`` are the
+        start and are overwritten.
+    scaled : bool
+        Square-root lasso instead of lasso.
+    max_active : int
+        Largest active set the iteration may try (the rank of ``R`` bounds the
+        size of a unique solution).
+    max_iter : ndarray of shape (k,), intp
+        Solves before a node still moving counts as failed.
+    known, signs, u, v : ndarray or None
+        Lasso only, the arrays of ``_active_set_lasso._Segments`` (``known``
+        as bytes): a node with a known segment starts on it instead of at
+        ``W``, and every solve is recorded there.
 
     Returns
     -------
-    settled : ndarray of shape (len(nodes),), bool
+    settled : ndarray of shape (k,), bool
         Which of ``nodes`` settled: their rows of ``W`` are exact solutions;
         the others hold their last iterate.
     """
@@ -254,7 +272,8 @@ def active_set_iterations(
         if max_iter[k] > most:
             most = max_iter[k]
     work.moved = <double*> malloc(p * sizeof(double))
-    work.block = <double*> malloc(p * p * sizeof(double))
+    # No block is solved beyond max_active variables.
+    work.block = <double*> malloc((max_active * max_active + 1) * sizeof(double))
     work.rhs = <double*> malloc(2 * p * sizeof(double))
     work.ranked = <double*> malloc(p * sizeof(double))
     work.pivots = <int*> malloc(p * sizeof(int))
