@@ -105,6 +105,8 @@ clean:
 	rm -rf $(VENV) build *.egg-info skggm_bench/learners/_glasso_descent.c \
 		skggm_bench/learners/_glasso_descent.*.so \
 		skggm_bench/learners/_lasso_descent.c skggm_bench/learners/_lasso_descent.*.so \
+		skggm_bench/learners/_active_set_kernel.c \
+		skggm_bench/learners/_active_set_kernel.*.so \
 		skggm_bench/generators/_completion_sweep.c \
 		skggm_bench/generators/_completion_sweep.*.so
 

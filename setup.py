@@ -25,6 +25,11 @@ extensions = [
         ["skggm_bench/learners/_lasso_descent.pyx"],
         extra_compile_args=["-O3"],
     ),
+    Extension(
+        "skggm_bench.learners._active_set_kernel",
+        ["skggm_bench/learners/_active_set_kernel.pyx"],
+        extra_compile_args=["-O3"],
+    ),
 ]
 
 setup(ext_modules=cythonize(extensions, language_level=3))

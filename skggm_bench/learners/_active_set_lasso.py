@@ -13,7 +13,9 @@ unit variance (``R = Z'Z / n``). Its square-root lasso is
 i.e. ``||z_m - Z w|| / sqrt(n) + lam |w|_1``.
 
 Both are solved by a primal-dual active-set iteration (a semismooth Newton
-method; Fan, Jiao & Lu 2014), all nodes in lockstep. Given the active set ``A``
+method; Fan, Jiao & Lu 2014), in the compiled kernel ``_active_set_kernel``, one
+node after the other (at p = 50 the same iteration of all nodes at once in
+NumPy spent its time on the calls, not on the arithmetic). Given the active set ``A``
 and signs ``s`` the optimality conditions are linear: with ``u = R_AA^-1 q_A``
 and ``v = R_AA^-1 s_A`` the lasso solution is ``w_A = u - lam v``; for the
 square-root lasso ``w_A = u - lam sigma v`` and, substituting,
@@ -43,11 +45,10 @@ finished by the closed form.
 from collections.abc import Iterator
 
 import numpy as np
-from scipy import sparse
-from scipy.linalg.lapack import dgesv as _gesv
-from scipy.linalg.lapack import dposv as _posv
 from sklearn import config_context
 from sklearn.linear_model import lasso_path
+
+from ._active_set_kernel import active_set_iterations
 
 # Active-set iterations per penalty before a step counts as failed (a node
 # that returns to an earlier active set fails at once). From a warm start two to
@@ -64,19 +65,6 @@ _SHORT_STEP_MAX_ITER = 6
 # relative tolerance within which an event above the current penalty is a tie.
 _MAX_EVENTS_PER_FEATURE = 10
 _EVENT_RTOL = 1e-10
-# Largest cost (multiply-adds) of R @ W (k nodes) computed densely without
-# considering the sparse route: about a millisecond, the time to build a
-# sparse array of W and some.
-_DENSE_PRODUCT_SIZE = 2_000_000
-# Time per multiply-add of the sparse product relative to a dense one (BLAS).
-_SPARSE_SLOWDOWN = 8
-# Largest active set solved in a batch of blocks of its size (_solve_active):
-# at 20 a batched LU took 3 us per node, the loop of Cholesky solves 4 us; at
-# 40, 9 us each.
-_BATCHED_SIZE = 20
-# Fewest variables a node may add to its active set in one iteration (see
-# _limit_entering).
-_MIN_ENTERING = 10
 # Largest factor by which a continuation step moves a node's penalty. With the
 # entering limit most steps settle even from the empty model; 0.1 was the
 # fastest of 0.5, 0.25 and 0.1 at p = 100-400 (n = 200).
@@ -111,104 +99,6 @@ def _allowed_predictors(R: np.ndarray) -> np.ndarray:
     return allowed
 
 
-def _solve_active(R, nodes, active, signs):
-    """``u = R_AA^-1 q_A`` and ``v = R_AA^-1 s_A`` for each node.
-
-    One LAPACK call per node on its own active block, all indexing done for
-    all nodes at once outside the loop: a third of the cost of one batched
-    solve of blocks padded to the largest (measured at p = 1000, 150 active:
-    the padded gather alone took twice the whole loop). The block is a principal
-    submatrix of a correlation matrix: Cholesky (``posv``) where it is
-    positive definite to working precision, LU (``gesv``) where not. Blocks of
-    up to ``_BATCHED_SIZE`` variables are solved together, one batched LU per
-    size, without padding.
-
-    The solutions are returned as their entries on the active sets (rows of
-    ``active``), grouped by node: writing them into rows of ``p`` zeros would
-    cost as much as the solves for active sets of a tenth of ``p``.
-
-    Returns
-    -------
-    node_of, variable : ndarray of shape (n_entries,), int
-        The position in ``nodes`` and the variable of each entry, grouped by
-        node, in variable order.
-    u, v, q : ndarray of shape (n_entries,)
-        ``u``, ``v`` and ``q`` at each entry; ``u`` and ``v`` NaN on the
-        whole active set of a node whose block is exactly singular.
-    """
-    n_nodes, n_features = active.shape
-    node_of, variable = np.nonzero(active)  # grouped by node, in variable order
-    bounds = np.searchsorted(node_of, np.arange(n_nodes + 1))
-    rows = variable * n_features
-    # Right-hand sides of all nodes at once; one gather of each block from the
-    # flat array (row * p + column), twice as fast as rows then columns.
-    flat = R.ravel()
-    rhs = np.column_stack(
-        [flat.take(rows + np.asarray(nodes)[node_of]), signs[node_of, variable]]
-    )
-    solution = np.empty_like(rhs)
-    sizes = bounds[1:] - bounds[:-1]
-    looped = sizes > 0
-    # Small blocks of equal size are solved together (LU, one call): per node
-    # the call and its indexing cost more than such a solve.
-    for size in np.unique(sizes[looped & (sizes <= _BATCHED_SIZE)]).tolist():
-        group = np.flatnonzero(sizes == size)
-        entries = bounds[group, None] + np.arange(size)
-        gather = rows[entries][:, :, None] + variable[entries][:, None, :]
-        try:
-            solution[entries] = np.linalg.solve(flat.take(gather), rhs[entries])
-        except np.linalg.LinAlgError:
-            continue  # an exactly singular block: the loop below tells which
-        looped[group] = False
-    # Python integers for the bounds: the loop runs once per node, and
-    # indexing with NumPy scalars costs as much as a small solve.
-    for start, stop in zip(
-        bounds[:-1][looped].tolist(), bounds[1:][looped].tolist(), strict=True
-    ):
-        gather = rows[start:stop, None] + variable[start:stop]
-        # The block is symmetric: its transpose is the Fortran-ordered array
-        # LAPACK works on, without a copy.
-        _, solution[start:stop], info = _posv(
-            flat.take(gather).T, rhs[start:stop], overwrite_a=True
-        )
-        if info != 0:
-            _, _, solution[start:stop], info = _gesv(
-                flat.take(gather).T, rhs[start:stop], overwrite_a=True
-            )
-        if info != 0:
-            solution[start:stop] = np.nan
-    return node_of, variable, solution[:, 0], solution[:, 1], rhs[:, 0]
-
-
-def _row_counts(mask):
-    """``True`` entries of each row of a boolean array.
-
-    Summed as bytes into 32-bit integers: a third of the time of
-    ``np.count_nonzero(mask, axis=1)``.
-    """
-    return mask.view(np.uint8).sum(axis=1, dtype=np.int32)
-
-
-def _limit_entering(active, excess, current):
-    """Keep only the most violating of the variables about to enter, in place.
-
-    Near a saturated fit many residual correlations sit just above the penalty;
-    letting them all enter at once makes the iteration overshoot to a large,
-    badly conditioned active set and cycle. A node may add at most half its
-    current active set (and at least ``_MIN_ENTERING``) per iteration, those
-    with the largest excess over the threshold.
-    """
-    entering = active & ~current
-    counts = _row_counts(entering)
-    limit = np.maximum(_MIN_ENTERING, _row_counts(current) // 2)
-    over = np.flatnonzero(counts > limit)
-    if over.size == 0:
-        return
-    ranked = np.where(entering[over], excess[over], -np.inf)
-    cutoff = -np.sort(-ranked, axis=1)[np.arange(over.size), limit[over] - 1]
-    active[over] &= ~entering[over] | (ranked >= cutoff[:, None])
-
-
 class _Segments:
     """The last solve of each node: signs (0 off the active set), ``u`` and ``v``.
 
@@ -225,168 +115,6 @@ class _Segments:
         self.signs = np.zeros((n_features, n_features), dtype=np.int8)
         self.u = np.zeros((n_features, n_features))
         self.v = np.zeros((n_features, n_features))
-
-
-def _gram_product(R, Z, W):
-    """``W @ R`` (rows of ``W``: coefficients of nodes) by the cheapest of three routes.
-
-    Dense, ``p^2 k`` operations for ``k`` rows; through ``Z`` (``R = Z'Z /
-    n``), ``2 n p k``, cheaper when ``n < p / 2``; or through the sparse
-    coefficients, ``nnz p`` at about an eighth of the speed of a dense product
-    (measured at p = 400 and 1000), plus the cost of building the sparse
-    array, which a small product does not repay.
-    """
-    n_samples, n_features = Z.shape
-    dense = n_features * W.size
-    through_data = 2 * n_samples * W.size
-    if min(dense, through_data) <= _DENSE_PRODUCT_SIZE:
-        return W @ R if dense <= through_data else (W @ Z.T) @ Z / n_samples
-    nonzero = W != 0
-    through_sparse = _SPARSE_SLOWDOWN * n_features * np.count_nonzero(nonzero)
-    if through_sparse < min(dense, through_data):
-        # The compressed rows straight from the mask: half the time of
-        # scipy's conversion from a dense array (through coordinates).
-        pointers = np.zeros(W.shape[0] + 1, dtype=np.intp)
-        np.cumsum(np.count_nonzero(nonzero, axis=1), out=pointers[1:])
-        columns = np.flatnonzero(nonzero) % W.shape[1]
-        compressed = sparse.csr_array((W[nonzero], columns, pointers), shape=W.shape)
-        return np.asarray(compressed @ R)
-    return W @ R if dense <= through_data else (W @ Z.T) @ Z / n_samples
-
-
-def _active_set_iterations(
-    R, Z, allowed, nodes, penalty, W, scaled, max_active, max_iter, segments=None
-):
-    """Run the active-set iteration for ``nodes`` from their rows of ``W``.
-
-    Every array is node-major (row ``m``: node ``m``), so that selecting the
-    nodes still iterating copies whole rows.
-
-    Parameters
-    ----------
-    R : ndarray of shape (p, p)
-        Correlation matrix (unit diagonal, zero rows for constant columns).
-    Z : ndarray of shape (n, p)
-        The data behind it, ``R = Z'Z / n``.
-    allowed : ndarray of shape (p, p), bool
-        Which variable (column) may enter which node (row).
-    nodes : ndarray of shape (k,), int
-        The nodes to solve.
-    penalty : ndarray of shape (k,)
-        ``lam`` of each of ``nodes``.
-    W : ndarray of shape (p, p)
-        Coefficients (row ``m``: node ``m``); the rows of ``nodes`` are the
-        start and are overwritten.
-    scaled : bool
-        Square-root lasso instead of lasso.
-    max_active : int
-        Largest active set the iteration may try (the rank of ``R`` bounds the
-        size of a unique solution).
-    max_iter : int or ndarray of shape (k,)
-        Iterations (linear solves) before a node still moving counts as failed,
-        for all nodes or each.
-    segments : _Segments or None
-        Lasso only: nodes with a known segment start on it instead of at
-        ``W``, and every solve is recorded there.
-
-    Returns
-    -------
-    settled : ndarray of shape (k,), bool
-        Which of ``nodes`` settled: their rows of ``W`` are exact solutions.
-        The others hold the last iterate.
-    """
-    settled = np.zeros(nodes.size, dtype=bool)
-    # The signs (0 off the active set) that produced each row at this
-    # penalty; the start came from another penalty, so no row matches
-    # before one solve.
-    solved = np.zeros(nodes.size, dtype=bool)
-    used_signs = np.zeros((nodes.size, R.shape[0]), dtype=np.int8)
-    if segments is not None:
-        # A start on a segment is the solve of its active set and signs at
-        # this penalty, exactly as a solve would give it.
-        known = np.flatnonzero(segments.known[nodes])
-        rows = nodes[known]
-        W[rows] = segments.u[rows] - penalty[known, None] * segments.v[rows]
-        solved[known] = True
-        used_signs[known] = segments.signs[rows]
-    pending = np.arange(nodes.size)  # positions in ``nodes``
-    # The next iterate is a function of the active set and signs, so a node
-    # that returns to an earlier one cycles for ever: it fails at once. States
-    # are compared by a random projection of their signs (``R``'s own size seeds
-    # it, so that the result does not depend on anything else).
-    projection = np.random.default_rng(R.shape[0]).standard_normal(R.shape[0])
-    max_iter = np.broadcast_to(max_iter, nodes.shape)
-    iterations = int(max_iter.max(initial=0))
-    visited = np.full((iterations, nodes.size), np.nan)
-    for iteration in range(iterations + 1):
-        rows = nodes[pending]
-        Wp = W[rows]
-        RW = _gram_product(R, Z, Wp)
-        q = R[rows]  # R is symmetric: row m is node m's q
-        threshold = penalty[pending]
-        if scaled:
-            variance = 1.0 - 2.0 * np.sum(q * Wp, axis=1) + np.sum(Wp * RW, axis=1)
-            threshold = threshold * np.sqrt(np.maximum(variance, 0.0))
-        # In place in RW's buffer (arrays of k x p, allocated once per pass):
-        # moved = Wp + (q - RW), then the excess |moved| - threshold.
-        moved = np.subtract(q, RW, out=RW)
-        moved += Wp
-        positive = moved > 0
-        excess = np.abs(moved, out=moved)
-        excess -= threshold[:, None]
-        active = excess > 0
-        active &= allowed[rows]
-        _limit_entering(active, excess, Wp != 0)
-        # The sign of moved on the active set, 0 elsewhere, in one-byte
-        # arithmetic (a quarter of the time of np.sign and a cast).
-        signs = active.view(np.int8) * (2 * positive.view(np.int8) - 1)
-        same = solved[pending] & np.all(signs == used_signs[pending], axis=1)
-        settled[pending[same]] = True
-        state = signs @ projection
-        cycling = np.any(visited[:iteration, pending] == state, axis=0)
-        keep = ~same & ~cycling & (_row_counts(active) <= max_active)
-        keep &= iteration < max_iter[pending]
-        pending, active, signs = pending[keep], active[keep], signs[keep]
-        if pending.size == 0:
-            break
-        rows = nodes[pending]
-        node_of, variable, u, v, q = _solve_active(R, rows, active, signs)
-        lam = penalty[pending]
-        if scaled:
-            # sigma^2 = (1 - q_A'u) / (1 - lam^2 s_A'v), the inner products
-            # summed over each node's entries.
-            sums = np.bincount(node_of, q * u, minlength=rows.size)
-            spread = np.bincount(
-                node_of, signs[node_of, variable] * v, minlength=rows.size
-            )
-            numerator, denominator = 1.0 - sums, 1.0 - lam**2 * spread
-            ok = (numerator > 0) & (denominator > 0)
-            sigma = np.sqrt(
-                np.divide(numerator, denominator, where=ok, out=np.ones_like(lam))
-            )
-            lam = np.where(ok, lam * sigma, np.nan)
-        coefficients = u - lam[node_of] * v
-        # A node with an exactly singular active block (NaN), or no closed
-        # form, leaves unsettled: another method decides.
-        finite = (
-            np.bincount(node_of, ~np.isfinite(coefficients), minlength=rows.size) == 0
-        )
-        entries = finite[node_of]
-        entry_rows, variable = rows[node_of[entries]], variable[entries]
-        pending, rows = pending[finite], rows[finite]
-        W[rows] = 0.0
-        W[entry_rows, variable] = coefficients[entries]
-        solved[pending] = True
-        used_signs[pending] = signs[finite]
-        visited[iteration, pending] = state[keep][finite]
-        if segments is not None:
-            segments.known[rows] = True
-            segments.signs[rows] = signs[finite]
-            segments.u[rows] = 0.0
-            segments.u[entry_rows, variable] = u[entries]
-            segments.v[rows] = 0.0
-            segments.v[entry_rows, variable] = v[entries]
-    return settled
 
 
 def _coordinate_descent(Z, allowed, node, lam, start):
@@ -417,7 +145,7 @@ def _homotopy(R, allowed, node, w, start, target, max_events):
 
     ``w`` is the exact solution at penalty ``start >= target``. Between events
     the active set ``A`` and signs ``s`` are fixed and the solution is linear in
-    the penalty, ``w_A = u - lam v`` (``u``, ``v`` as in :func:`_solve_active`);
+    the penalty, ``w_A = u - lam v`` (``u = R_AA^-1 q_A``, ``v = R_AA^-1 s_A``);
     the residual correlation of an inactive ``j`` is ``a_j + lam b_j``. The next
     event is the largest penalty below the current one where an active
     coefficient reaches 0 (``lam = u_i / v_i``; it leaves) or an inactive
@@ -507,17 +235,52 @@ class _Problem:
         self.segments = _Segments(n_features)
 
     def iterate(self, nodes, penalty, W, scaled, max_iter=_MAX_ITER):
-        return _active_set_iterations(
+        """Run the active-set iteration for ``nodes`` from their rows of ``W``.
+
+        Parameters
+        ----------
+        nodes : ndarray of shape (k,), int
+            The nodes to solve.
+        penalty : ndarray of shape (k,)
+            ``lam`` of each of ``nodes``.
+        W : ndarray of shape (p, p)
+            Coefficients (row ``m``: node ``m``); the rows of ``nodes`` are the
+            start and are overwritten.
+        scaled : bool
+            Square-root lasso instead of lasso.
+        max_iter : int or ndarray of shape (k,)
+            Iterations (linear solves) before a node still moving counts as
+            failed, for all nodes or each.
+
+        Returns
+        -------
+        settled : ndarray of shape (k,), bool
+            Which of ``nodes`` settled: their rows of ``W`` are exact
+            solutions. The others hold the last iterate. For the lasso, nodes
+            with a known segment start on it instead of at ``W``, and every
+            solve is recorded there.
+        """
+        nodes = np.asarray(nodes, dtype=np.intp)
+        segments = (
+            {}
+            if scaled
+            else {
+                "known": self.segments.known.view(np.uint8),
+                "signs": self.segments.signs,
+                "u": self.segments.u,
+                "v": self.segments.v,
+            }
+        )
+        return active_set_iterations(
             self.R,
-            self.Z,
-            self.allowed,
+            self.allowed.view(np.uint8),
             nodes,
-            penalty,
+            np.ascontiguousarray(penalty, dtype=float),
             W,
             scaled,
             self.max_active,
-            max_iter,
-            None if scaled else self.segments,
+            np.broadcast_to(np.asarray(max_iter, dtype=np.intp), nodes.shape).copy(),
+            **segments,
         )
 
     def residual_scale(self, W, nodes):

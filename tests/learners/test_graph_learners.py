@@ -16,7 +16,6 @@ from skggm_bench.learners import (
     ThresholdedCorrelation,
 )
 from skggm_bench.learners._active_set_lasso import (
-    _gram_product,
     _homotopy,
     _Problem,
     nodewise_lasso_path,
@@ -173,19 +172,6 @@ def test_fine_path_is_exact_at_every_penalty(n, p):
         alone = nodewise_lasso_path(Z, [alpha])[0]
         np.testing.assert_array_equal(alone != 0, path[k] != 0)
         np.testing.assert_allclose(alone, path[k], atol=1e-10)
-
-
-@pytest.mark.parametrize(
-    ("n", "p", "density"), [(50, 30, 0.3), (50, 400, 0.5), (500, 400, 0.01)]
-)
-def test_gram_product_routes_agree(n, p, density):
-    """Dense, through the data and through the sparse coefficients: W @ R
-    (rows of W: coefficients of nodes)."""
-    rng = np.random.default_rng(8)
-    Z = rng.standard_normal((n, p))
-    R = Z.T @ Z / n
-    W = rng.standard_normal((p, p)) * (rng.random((p, p)) < density)
-    np.testing.assert_allclose(_gram_product(R, Z, W), W @ R, atol=1e-12)
 
 
 def test_nodewise_lasso_is_optimal_with_duplicated_columns():
