@@ -1,5 +1,5 @@
 """The compiled part of skggm-bench: the graphical lasso's and the lasso's descent
-kernels and the covariance completion's iteration.
+kernels, CLIME's parametric simplex and the covariance completion's iteration.
 
 Everything else is declared in pyproject.toml; setuptools needs this file only
 for the Cython extensions (see docs/architecture.md for why setuptools and not
@@ -23,6 +23,11 @@ extensions = [
     Extension(
         "skggm_bench.learners._lasso_descent",
         ["skggm_bench/learners/_lasso_descent.pyx"],
+        extra_compile_args=["-O3"],
+    ),
+    Extension(
+        "skggm_bench.learners._clime_simplex",
+        ["skggm_bench/learners/_clime_simplex.pyx"],
         extra_compile_args=["-O3"],
     ),
 ]
