@@ -97,6 +97,15 @@ cdef inline void _vecmat(_Column* c, const double* x, const double* M,
           &one)
 
 
+cdef inline void _subtract_multiple(double* target, double factor,
+                                    const double* row, int n) noexcept nogil:
+    """``target -= factor * row``: a multiply, then a subtraction (numpy's
+    roundings, no fused multiply-add), in vector registers."""
+    cdef int j
+    for j in range(n):
+        target[j] -= factor * row[j]
+
+
 cdef void _start(_Column* c) noexcept nogil:
     """Every ``r`` basic (``B = -I``): ``r = -e_j``, optimal for ``alpha >= 1``."""
     cdef int p = c.p
@@ -245,7 +254,7 @@ cdef bint _pivot(_Column* c, int row, bint to_upper) noexcept nogil:
     cdef int i, j, variable, leaving
     cdef int entering = -1
     cdef double best = INFINITY
-    cdef double element, ratio, pivot, step, factor
+    cdef double element, ratio, pivot, step
     cdef bint upper, eligible
     cdef double* inverse_row = c.inverse + row * p
     cdef double* product_row = c.other
@@ -294,11 +303,8 @@ cdef bint _pivot(_Column* c, int row, bint to_upper) noexcept nogil:
     for j in range(p):
         inverse_row[j] = c.row_copy[j] / pivot
     for i in range(p):
-        if i == row:
-            continue
-        factor = column[i]
-        for j in range(p):
-            c.inverse[i * p + j] -= factor * inverse_row[j]
+        if i != row:
+            _subtract_multiple(c.inverse + i * p, column[i], inverse_row, p)
     step = c.reduced[entering] / pivot
     for variable in range(3 * p):
         c.reduced[variable] -= step * _pivot_element(c, product_row, variable)
