@@ -67,6 +67,7 @@ cdef struct _Column:
     double* other            # p
     double* row_copy         # p
     double* full             # 3 p
+    double* pivot_row        # 3 p
     double* lu               # p x p, Fortran order
     double* solution         # p x p, Fortran order
     int* ipiv                # p
@@ -235,17 +236,6 @@ cdef bint _refresh(_Column* c) noexcept nogil:
     return True
 
 
-cdef inline double _pivot_element(_Column* c, const double* product_row,
-                                  int variable) noexcept nogil:
-    """Entry ``variable`` of the pivot row ``B^-1[row] [S, -S, -I]``."""
-    cdef int p = c.p
-    if variable < p:
-        return product_row[variable]
-    if variable < 2 * p:
-        return -product_row[variable - p]
-    return -c.row_copy[variable - 2 * p]
-
-
 cdef bint _pivot(_Column* c, int row, bint to_upper) noexcept nogil:
     """One dual simplex pivot: the basic variable of ``row`` leaves to its lower
     bound (``r``'s upper one when ``to_upper``). True when no variable may enter
@@ -255,30 +245,32 @@ cdef bint _pivot(_Column* c, int row, bint to_upper) noexcept nogil:
     cdef int entering = -1
     cdef double best = INFINITY
     cdef double element, ratio, pivot, step
-    cdef bint upper, eligible
     cdef double* inverse_row = c.inverse + row * p
-    cdef double* product_row = c.other
+    cdef double* pivot_row = c.pivot_row
     cdef double* column = c.work
     for j in range(p):
         c.row_copy[j] = inverse_row[j]
-    # The pivot row: B^-1[row] S, then its signs against the bounds.
-    _matvec(c, c.S, c.row_copy, product_row)
+    # The pivot row B^-1[row] [S, -S, -I], then the ratio test among the
+    # nonbasic variables whose element has the sign that keeps the reduced
+    # costs' signs: positive when the leaving variable goes up, with the sign
+    # turned for r at its upper bound.
+    _matvec(c, c.S, c.row_copy, pivot_row)
+    for j in range(p):
+        pivot_row[p + j] = -pivot_row[j]
+        pivot_row[2 * p + j] = -c.row_copy[j]
     for variable in range(3 * p):
         if c.is_basic[variable]:
             continue
-        element = _pivot_element(c, product_row, variable)
-        upper = variable >= 2 * p and c.tau[variable - 2 * p] > 0
-        if to_upper != upper:
-            eligible = element > _PIVOT_TOL
-        else:
-            eligible = element < -_PIVOT_TOL
-        if not eligible:
+        element = pivot_row[variable] if to_upper else -pivot_row[variable]
+        if variable >= 2 * p and c.tau[variable - 2 * p] > 0:
+            element = -element
+        if not element > _PIVOT_TOL:
             continue
         ratio = fabs(c.reduced[variable]) / fabs(element)
-        if isnan(ratio):
-            return True
         if ratio < best:
             best, entering = ratio, variable
+        elif isnan(ratio):
+            return True
     if entering < 0:
         return True
     leaving = c.basis[row]
@@ -306,8 +298,7 @@ cdef bint _pivot(_Column* c, int row, bint to_upper) noexcept nogil:
         if i != row:
             _subtract_multiple(c.inverse + i * p, column[i], inverse_row, p)
     step = c.reduced[entering] / pivot
-    for variable in range(3 * p):
-        c.reduced[variable] -= step * _pivot_element(c, product_row, variable)
+    _subtract_multiple(c.reduced, step, pivot_row, 3 * p)
     return False
 
 
@@ -372,6 +363,7 @@ def simplex_paths(
     cdef double[::1] tau = np.empty(p)
     cdef double[:, ::1] scratch = np.empty((5, p))
     cdef double[::1] full = np.empty(3 * p)
+    cdef double[::1] pivot_row = np.empty(3 * p)
     cdef double[:, ::1] lu = np.empty((p, p))
     cdef double[:, ::1] solution = np.empty((p, p))
     cdef int[::1] ipiv = np.empty(p, dtype=np.intc)
@@ -388,6 +380,7 @@ def simplex_paths(
     c.other = &scratch[1, 0]
     c.row_copy = &scratch[2, 0]
     c.full = &full[0]
+    c.pivot_row = &pivot_row[0]
     c.lu = &lu[0, 0]
     c.solution = &solution[0, 0]
     c.ipiv = &ipiv[0]
