@@ -32,9 +32,12 @@ false) and the caller solves them by HiGHS.
 The numpy version this replaces followed all columns in lockstep, some 25 array
 operations per pivot: at p = 50 their call overhead, not the ``p^2``
 multiply-adds, was the time. Here a pivot is three matrix-vector products
-(BLAS ``dgemv`` through ``scipy.linalg.cython_blas``, the products the numpy
-version made) and the rank-one update, written out as numpy's subtraction of
-the outer product (the same roundings).
+(BLAS ``dgemv`` through ``scipy.linalg.cython_blas``) and the rank-one update,
+written out as numpy's subtraction of the outer product (a multiply, then a
+subtraction: setup.py compiles it without fused multiply-adds). The roundings
+are those of the numpy version up to the order of BLAS's sums, so the pivots
+are the same (on ``tests/benchmarks/bench_clime_path.py``'s 120 paths the
+solutions were the same to the bit).
 """
 
 from libc.math cimport INFINITY, NAN, fabs, isnan
@@ -100,8 +103,8 @@ cdef inline void _vecmat(_Column* c, const double* x, const double* M,
 
 cdef inline void _subtract_multiple(double* target, double factor,
                                     const double* row, int n) noexcept nogil:
-    """``target -= factor * row``: a multiply, then a subtraction (numpy's
-    roundings, no fused multiply-add), in vector registers."""
+    """``target -= factor * row``, a multiply then a subtraction as numpy's
+    (a helper of its own, so that the compiler can vectorise it)."""
     cdef int j
     for j in range(n):
         target[j] -= factor * row[j]
