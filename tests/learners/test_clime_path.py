@@ -158,12 +158,15 @@ def test_columns_whose_path_breaks_down_are_solved_by_highs(monkeypatch):
     alphas = np.geomspace(0.5, 0.1, 4)
     expected = CLIME().adjacency_path(X, alphas)
 
+    calls = []
+
     def broken(S, grid, out, solved):
         """Reads nothing."""
+        calls.append(grid.size)
 
     monkeypatch.setattr(clime_path_module, "simplex_paths", broken)
     np.testing.assert_array_equal(CLIME().adjacency_path(X, alphas), expected)
-    assert expected[-1].any()
+    assert calls == [4] and expected[-1].any()
 
 
 def test_fit_is_the_path_at_its_penalty():
@@ -184,11 +187,14 @@ def test_fit_where_the_path_breaks_down_is_solved_by_highs(monkeypatch):
     X = sparse_gaussian_data(60, 15, 4)
     expected = CLIME(alpha=0.2).fit(X)
 
+    calls = []
+
     def broken(S, grid, out, solved):
         """Reads nothing."""
+        calls.append(grid.size)
 
     monkeypatch.setattr(clime_path_module, "simplex_paths", broken)
     by_highs = CLIME(alpha=0.2).fit(X)
     np.testing.assert_array_equal(by_highs.adjacency_, expected.adjacency_)
     np.testing.assert_allclose(by_highs.precision_, expected.precision_, atol=1e-9)
-    assert expected.adjacency_.any()
+    assert calls == [1] and expected.adjacency_.any()
