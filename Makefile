@@ -9,8 +9,7 @@ STAMP := $(VENV)/.installed
 
 # The compiler is looked for only when the package is (re)built, so that a target
 # run on an installed venv prints nothing about it.
-$(STAMP): pyproject.toml setup.py skggm_bench/learners/_glasso_descent.pyx \
-		skggm_bench/generators/_completion_sweep.pyx
+$(STAMP): pyproject.toml setup.py $(wildcard skggm_bench/*/*.pyx)
 	$(find_compiler)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --upgrade pip
@@ -107,6 +106,7 @@ clean:
 		skggm_bench/learners/_lasso_descent.c skggm_bench/learners/_lasso_descent.*.so \
 		skggm_bench/learners/_active_set_kernel.c \
 		skggm_bench/learners/_active_set_kernel.*.so \
+		skggm_bench/learners/_clime_simplex.c skggm_bench/learners/_clime_simplex.*.so \
 		skggm_bench/generators/_completion_sweep.c \
 		skggm_bench/generators/_completion_sweep.*.so
 

@@ -1,5 +1,5 @@
 """The compiled part of skggm-bench: the graphical lasso's and the lasso's descent
-kernels and the covariance completion's iteration.
+kernels, CLIME's parametric simplex and the covariance completion's iteration.
 
 Everything else is declared in pyproject.toml; setuptools needs this file only
 for the Cython extensions (see docs/architecture.md for why setuptools and not
@@ -29,6 +29,13 @@ extensions = [
         "skggm_bench.learners._active_set_kernel",
         ["skggm_bench/learners/_active_set_kernel.pyx"],
         extra_compile_args=["-O3"],
+    ),
+    Extension(
+        "skggm_bench.learners._clime_simplex",
+        ["skggm_bench/learners/_clime_simplex.pyx"],
+        # No fused multiply-adds (where CFLAGS allow them): the roundings of
+        # the numpy version it replaced, so the same pivots.
+        extra_compile_args=["-O3", "-ffp-contract=off"],
     ),
 ]
 

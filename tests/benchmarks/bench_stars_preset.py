@@ -19,9 +19,9 @@ this tree's, back to back, ``--rounds`` times. Printed per learner, generator
 and round: the CPU seconds of each (process time, summed over the cells), their
 ratio, the longest single fit of each, and in how many cells the chosen
 penalties, the selected edges and the edge scores (StARS: all edge frequencies;
-others: the absolute partial correlations) are the same, with the largest
-relative difference of the scores, and in how many the fit raised as many
-warnings; then the load average.
+others: the absolute partial correlations, or of the precision where there are
+none, as for CLIME) are the same, with the largest relative difference of the
+scores, and in how many the fit raised as many warnings; then the load average.
 """
 
 import argparse
@@ -102,7 +102,10 @@ def fit_cells(learner_name: str, cells_path: str, out_path: str) -> None:
             np.fill_diagonal(edges, False)
             scores = getattr(final, "edge_frequencies_", None)
             if scores is None:
-                scores = np.abs(final.partial_correlation_)
+                scores = getattr(final, "partial_correlation_", None)
+            if scores is None:  # CLIME: its precision's entries
+                scores = final.precision_
+            scores = np.abs(scores)
             results[f"{name}/cpu"] = cpu
             results[f"{name}/alpha"] = final.alpha_
             results[f"{name}/edges"] = edges

@@ -1,13 +1,16 @@
 """CLIME's parametric simplex path against the per-penalty programs solved by
 HiGHS (``clime_columns``), on several data sets, on R huge's stored data sets
 (whose flare references test_huge_agreement.py checks ``clime_columns``
-against), and its fallback to HiGHS."""
+against), on ill-conditioned and disconnected matrices; the compiled path
+(``_clime_simplex.pyx``) against the numpy lockstep it replaced
+(``clime_lockstep.py``); and the fallback to HiGHS."""
 
 import json
 from pathlib import Path
 
 import numpy as np
 import pytest
+from clime_lockstep import lockstep_path
 from sparse_data import sparse_gaussian_data
 
 import skggm_bench.learners._clime_path as clime_path_module
@@ -65,14 +68,89 @@ def test_penalties_at_or_above_one_give_no_edge_and_any_order_is_kept():
     assert path[0].sum() > path[2].sum()
 
 
-def test_columns_are_followed_in_groups_with_the_same_result(monkeypatch):
-    S = perturbed_correlation(sparse_gaussian_data(60, 20, 5))
-    alphas = np.geomspace(0.6, 0.08, 5)
-    together = clime_path(S, alphas)
-    monkeypatch.setattr(clime_path_module, "_LOCKSTEP_ENTRIES", 3 * 20 * 20)
-    apart = clime_path(S, alphas)  # seven groups of at most three columns
-    np.testing.assert_allclose(apart[0], together[0], atol=1e-12)
-    np.testing.assert_array_equal(apart[1], together[1])
+def ill_conditioned(p, seed):
+    """A perturbed correlation matrix of nearly collinear columns (condition
+    number about 1e6): pairs of columns differ by 1e-3 of noise."""
+    rng = np.random.default_rng(seed)
+    base = rng.standard_normal((200, (p + 1) // 2))
+    X = np.repeat(base, 2, axis=1)[:, :p] + 1e-3 * rng.standard_normal((200, p))
+    return np.corrcoef(X, rowvar=False) + 1e-6 * np.eye(p)
+
+
+def disconnected(p, seed):
+    """Block diagonal: three groups of variables independent of each other."""
+    S = np.zeros((p, p))
+    for block in np.array_split(np.arange(p), 3):
+        X = sparse_gaussian_data(40, block.size, seed + block[0])
+        S[np.ix_(block, block)] = perturbed_correlation(X)
+    return S
+
+
+def random_spd(p, seed):
+    """A Wishart draw at unit diagonal, few samples (p + 5), shifted by 0.1 I."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((p + 5, p)) @ rng.standard_normal((p, p))
+    return perturbed_correlation(X) - np.eye(p) / np.sqrt(p + 5) + 0.1 * np.eye(p)
+
+
+MATRICES = {
+    "sparse data, p = 50": lambda: perturbed_correlation(
+        sparse_gaussian_data(60, 50, 7)
+    ),
+    "random SPD, p = 30": lambda: random_spd(30, 8),
+    "ill-conditioned, p = 24": lambda: ill_conditioned(24, 9),
+    "disconnected, p = 30": lambda: disconnected(30, 10),
+    "many columns, p = 120": lambda: perturbed_correlation(
+        sparse_gaussian_data(100, 120, 11)
+    ),
+}
+
+
+def grid_of(S, n_alphas=12, smallest=0.05):
+    largest = np.abs(S - np.diag(np.diag(S))).max()
+    return largest * np.geomspace(1.0, smallest, n_alphas)
+
+
+@pytest.mark.parametrize("name", list(MATRICES))
+def test_compiled_path_is_the_numpy_lockstep(name):
+    """The same pivots: the same columns read, the same supports, the same
+    values (to rounding; the kernel makes numpy's BLAS calls)."""
+    S = MATRICES[name]()
+    grid = grid_of(S)
+    solutions, solved = clime_path(S, grid)
+    expected, expected_solved = lockstep_path(S, grid)
+    np.testing.assert_array_equal(solved, expected_solved)
+    assert solved.mean() > 0.9
+    np.testing.assert_array_equal(solutions != 0, expected != 0)
+    np.testing.assert_allclose(solutions, expected, rtol=0, atol=1e-10)
+
+
+@pytest.mark.parametrize("name", list(MATRICES)[1:4])
+def test_compiled_path_is_optimal(name):
+    """Each solution read is a CLIME optimum: feasible, and of the least l1 norm
+    (HiGHS' optimal value at that penalty)."""
+    S = MATRICES[name]()
+    p = S.shape[0]
+    grid = grid_of(S, n_alphas=5, smallest=0.1)
+    solutions, solved = clime_path(S, grid)
+    assert solved.all()
+    for alpha, ours in zip(grid, solutions, strict=True):
+        assert np.abs(S @ ours - np.eye(p)).max() <= alpha + 1e-9
+        theirs = clime_columns(S, alpha)
+        np.testing.assert_allclose(
+            np.abs(ours).sum(axis=0), np.abs(theirs).sum(axis=0), rtol=1e-8
+        )
+
+
+def test_a_column_whose_program_is_infeasible_is_reported():
+    """``S`` of rank one: ``|S b - e_j| <= alpha`` has a solution only for
+    ``alpha >= 1/2`` (then ``b`` sums to ``1 - alpha``); below, every column's
+    path breaks down (no entering variable) and is reported, its entries 0."""
+    S = np.ones((6, 6))
+    solutions, solved = clime_path(S, [0.8, 0.3, 0.1])
+    assert solved[0].all() and not solved[1:].any()
+    np.testing.assert_allclose(solutions[0].sum(axis=0), 0.2)
+    assert not solutions[1:].any()
 
 
 def test_columns_whose_path_breaks_down_are_solved_by_highs(monkeypatch):
@@ -80,12 +158,15 @@ def test_columns_whose_path_breaks_down_are_solved_by_highs(monkeypatch):
     alphas = np.geomspace(0.5, 0.1, 4)
     expected = CLIME().adjacency_path(X, alphas)
 
-    def broken(S, grid, cols, out, solved):
-        """Reads nothing."""
+    calls = []
 
-    monkeypatch.setattr(clime_path_module, "_paths", broken)
+    def broken(S, grid, out, solved):
+        """Reads nothing."""
+        calls.append(grid.size)
+
+    monkeypatch.setattr(clime_path_module, "simplex_paths", broken)
     np.testing.assert_array_equal(CLIME().adjacency_path(X, alphas), expected)
-    assert expected[-1].any()
+    assert calls == [4] and expected[-1].any()
 
 
 def test_fit_is_the_path_at_its_penalty():
@@ -106,11 +187,14 @@ def test_fit_where_the_path_breaks_down_is_solved_by_highs(monkeypatch):
     X = sparse_gaussian_data(60, 15, 4)
     expected = CLIME(alpha=0.2).fit(X)
 
-    def broken(S, grid, cols, out, solved):
-        """Reads nothing."""
+    calls = []
 
-    monkeypatch.setattr(clime_path_module, "_paths", broken)
+    def broken(S, grid, out, solved):
+        """Reads nothing."""
+        calls.append(grid.size)
+
+    monkeypatch.setattr(clime_path_module, "simplex_paths", broken)
     by_highs = CLIME(alpha=0.2).fit(X)
     np.testing.assert_array_equal(by_highs.adjacency_, expected.adjacency_)
     np.testing.assert_allclose(by_highs.precision_, expected.precision_, atol=1e-9)
-    assert expected.adjacency_.any()
+    assert calls == [1] and expected.adjacency_.any()
