@@ -161,11 +161,19 @@ def block_descent(
     double tol,
     int max_sweeps,
     int max_passes=10000,
+    double first_tol=0.0,
+    double share=0.0,
 ):
     """Sweep the columns of ``W`` until no entry moves by more than ``tol``.
 
-    ``W`` and ``B`` are updated in place. Returns ``(sweeps, change)``: the
-    sweeps done and the largest move of an entry of ``W`` in the last one;
+    ``W`` and ``B`` are updated in place. The lassos of the first sweep stop
+    at ``max(tol, first_tol)``, those of each later one at ``max(tol, share *
+    change)``, ``change`` the largest move of the sweep before: far from the
+    fixed point a lasso solved to ``tol`` is solved again next sweep, against
+    a ``W`` that has moved by more than its error (the defaults, 0, solve every
+    lasso to ``tol``). The sweeps stop after one whose lassos stopped at
+    ``tol`` moves no entry by more than ``tol``. Returns ``(sweeps, change)``:
+    the sweeps done and the largest move of an entry of ``W`` in the last one;
     ``sweeps`` is -1 when a lasso did not settle in ``max_passes`` passes (or
     went non-finite), and ``change`` then is ``inf``.
     """
@@ -174,6 +182,7 @@ def block_descent(
     cdef int status = 0
     cdef double change = 0.0
     cdef double move
+    cdef double inner = first_tol
     product_array = np.empty(n)
     active_array = np.empty(n, dtype=np.intc)
     cdef double[::1] product = product_array
@@ -184,11 +193,13 @@ def block_descent(
     cdef double[::1] diagonal = np.array(np.diag(S))  # a copy: diag is read-only
     with nogil:
         for sweep in range(max_sweeps):
+            if inner < tol:
+                inner = tol
             change = 0.0
             for j in range(n):
                 status = _lasso(
-                    S, alpha, W, diagonal, B[j], product, active, gram, small, j, tol,
-                    max_passes
+                    S, alpha, W, diagonal, B[j], product, active, gram, small, j,
+                    inner, max_passes
                 )
                 if status < 0:
                     break
@@ -202,8 +213,9 @@ def block_descent(
                     W[k, j] = product[k]
             if status < 0:
                 break
-            if change <= tol:
+            if change <= tol and inner <= tol:
                 break
+            inner = share * change
     if status < 0:
         return -1, float("inf")
     return sweep + 1, change

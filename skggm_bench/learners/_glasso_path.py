@@ -77,6 +77,14 @@ _MAX_NEWTON = 200
 # took 2-4 more sweeps at tol 1e-2 (6-7 against 3 at p = 1000).
 _DESCENT_SHARES = (1.0, 0.01)
 _MAX_SWEEPS = 500
+# The lassos of a sweep stop at this share of the largest move of the sweep
+# before (of the penalty in the first sweep from a start, 0.01 below), not at
+# the tolerance (block_descent): on the methods preset's StARS paths at p = 50
+# each lasso took 6.8 passes over its active coefficients solved to the
+# tolerance every sweep, 1.6 this way, for 12 % more sweeps: the descent took
+# 0.45x the time, to the same zeros. Shares of 0.01 and 0.3 took 10-20 % more.
+_INNER_SHARE = 0.1
+_FIRST_INNER = 0.01
 # A component of at least this share of the variables is solved with the
 # variables alone in theirs, as one block (graphical_lasso_path).
 _WHOLE = 0.9
@@ -535,8 +543,20 @@ def _descend(S, alpha, K, W, tol, check=True):
         into_box(S, W, alpha)
         # Row j holds the regression of variable j on the others: -K_jk / K_jj.
         B = regressions(np.ascontiguousarray(K, dtype=float))
+    # The first share's sweeps start far from the fixed point, the next's at it.
+    first_tol = _FIRST_INNER * alpha
     for share in _DESCENT_SHARES:
-        sweeps, _ = block_descent(S, alpha, W, B, share * tol, _MAX_SWEEPS)
+        sweeps, _ = block_descent(
+            S,
+            alpha,
+            W,
+            B,
+            share * tol,
+            _MAX_SWEEPS,
+            first_tol=first_tol,
+            share=_INNER_SHARE,
+        )
+        first_tol = 0.0
         # The precision takes B's place where no sweeps follow.
         overwrite = not check or share == _DESCENT_SHARES[-1]
         precision = precision_from(W, B, diagonal, overwrite) if sweeps >= 0 else None

@@ -138,14 +138,18 @@ def reference_lasso(S, alpha, W, beta, j, tol):
 
 @pytest.mark.parametrize("name", COVARIANCES)
 @pytest.mark.parametrize("tol", [1e-2, 1e-5])
-def test_the_kernel_is_the_block_descent_step_by_step(name, tol):
+@pytest.mark.parametrize("schedule", [(0.0, 0.0), (0.01, 0.1)])
+def test_the_kernel_is_the_block_descent_step_by_step(name, tol, schedule):
     """``block_descent`` takes the steps of the algorithm it implements
     (``reference_lasso`` column by column, ``W``'s row and column ``j`` set
     to ``W beta`` off the diagonal), up to rounding: the same number of
     sweeps, the same ``W`` and ``B``, the same zeros. Its shortcuts (a zero
     coefficient within the penalty is skipped unread) change no step, at a
     loose tolerance (few passes, the start far from the end) as at a tight
-    one."""
+    one. With a schedule (``first_tol`` a share of ``alpha``, ``share``), the
+    lassos of the first sweep stop at ``max(tol, first_tol)``, those of each
+    later one at ``max(tol, share * change)``, and the sweeps end after one
+    whose lassos stopped at ``tol`` moved no entry by more than ``tol``."""
     S = np.ascontiguousarray(COVARIANCES[name]())
     p = S.shape[0]
     off = S - np.diag(np.diag(S))
@@ -153,13 +157,18 @@ def test_the_kernel_is_the_block_descent_step_by_step(name, tol):
     W = S - (alpha / np.abs(off).max()) * off
     B = np.zeros((p, p))
     expected_W, expected_B = W.copy(), B.copy()
-    sweeps, _ = block_descent(S, alpha, W, B, tol, 500)
-    expected_sweeps, largest = 0, np.inf
-    while largest > tol:
+    first_tol, share = schedule[0] * alpha, schedule[1]
+    sweeps, _ = block_descent(
+        S, alpha, W, B, tol, 500, first_tol=first_tol, share=share
+    )
+    expected_sweeps, largest, inner = 0, np.inf, max(tol, first_tol)
+    while largest > tol or inner > tol:
+        if expected_sweeps:
+            inner = max(tol, share * largest)
         expected_sweeps += 1
         largest = 0.0
         for j in range(p):
-            product = reference_lasso(S, alpha, expected_W, expected_B[j], j, tol)
+            product = reference_lasso(S, alpha, expected_W, expected_B[j], j, inner)
             others = np.arange(p) != j
             largest = max(largest, np.abs(product - expected_W[j])[others].max())
             expected_W[j, others] = expected_W[others, j] = product[others]
@@ -199,7 +208,9 @@ def test_a_start_the_descent_cannot_use_falls_back_to_newton(monkeypatch):
     monkeypatch.setattr(
         glasso_path,
         "block_descent",
-        lambda S, alpha, W, B, tol, sweeps: descent(S, alpha, W, B, tol, sweeps, 1),
+        lambda S, alpha, W, B, tol, sweeps, **schedule: descent(
+            S, alpha, W, B, tol, sweeps, 1, **schedule
+        ),
     )
     largest = np.abs(S - np.diag(np.diag(S))).max()
     alphas = largest * np.array([0.5, 0.2])
