@@ -7,7 +7,6 @@ ones and from the starts the path solver hands it."""
 import numpy as np
 import pytest
 from glasso_optimality import kkt_violation
-from scipy import sparse
 from scipy.sparse.csgraph import connected_components
 from sklearn.covariance import empirical_covariance
 from sklearn.preprocessing import StandardScaler
@@ -24,7 +23,7 @@ from skggm_bench.learners._glasso_descent import (
     mirror_upper,
     precision_from,
     regressions,
-    screening_graph,
+    screened_components,
     symmetric_part,
 )
 from skggm_bench.learners._glasso_descent import (
@@ -430,15 +429,27 @@ def test_diagonal_into_box_is_into_box_of_the_diagonal_start(p):
 
 
 @pytest.mark.parametrize("p", SIZES)
-def test_screening_graph(p):
-    """``screening_graph`` is the CSR form of ``|S_ij| > alpha`` off the
-    diagonal, columns sorted, including a penalty equal to an entry (not
-    above it: not an edge) and one above every entry (no edges)."""
+def test_screened_components(p):
+    """``screened_components`` labels the connected components of ``|S_ij| >
+    alpha`` off the diagonal as scipy does, numbered in the order of their
+    smallest variable, including a penalty equal to an entry (not above it:
+    not an edge), one above every entry (every variable alone) and a chain
+    of variables joined only through others, reversed."""
     _, S = sparse_precision(p, p)
     off = np.abs(S)
     np.fill_diagonal(off, 0.0)
-    for alpha in (np.median(off), off.max(), 0.5 * off.max()):
-        indptr, indices = screening_graph(S, alpha)
-        expected = sparse.csr_array(off > alpha)
-        np.testing.assert_array_equal(indptr, expected.indptr)
-        np.testing.assert_array_equal(indices, expected.indices)
+    chain = np.eye(p) + 0.5 * (np.eye(p, k=1) + np.eye(p, k=-1))
+    chain[p // 2, p // 2 - 1 : p // 2 + 1] = chain[p // 2 - 1 : p // 2 + 1, p // 2] = 0
+    chain = np.ascontiguousarray(chain[::-1, ::-1])
+    cases = [(S, alpha) for alpha in (np.median(off), off.max(), 0.5 * off.max())]
+    for matrix, alpha in [*cases, (chain, 0.4)]:
+        labels = screened_components(matrix, alpha)
+        graph = np.abs(matrix) > alpha
+        np.fill_diagonal(graph, False)
+        count, expected = connected_components(graph, directed=False)
+        # The same partition: each label of one is one label of the other.
+        assert np.unique(labels).size == count
+        assert np.unique(np.stack([labels, expected]), axis=1).shape[1] == count
+        _, first = np.unique(labels, return_index=True)
+        np.testing.assert_array_equal(labels[first], np.arange(count))
+        assert np.all(np.diff(first) > 0)
