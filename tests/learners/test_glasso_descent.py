@@ -199,6 +199,28 @@ def test_descent_starts_pass_the_check_without_a_newton_step(monkeypatch, name):
         assert kkt_violation(S, K, alpha) <= 1e-8
 
 
+@pytest.mark.parametrize("name", COVARIANCES)
+def test_lassos_stopped_early_reach_the_same_solutions(monkeypatch, name):
+    """Along a path, the lassos of the early sweeps stopped at a share of the
+    sweep's move (the default) and every lasso solved to the tolerance give
+    the same zeros, precisions within rounding of each other and certificates
+    within the tolerance, on well- and ill-conditioned and singular
+    covariances."""
+    S = COVARIANCES[name]()
+    largest = np.abs(S - np.diag(np.diag(S))).max()
+    alphas = largest * np.geomspace(0.9, 0.1, 10)
+    early, solved = glasso_path.graphical_lasso_path(S, alphas)
+    assert solved.all()
+    monkeypatch.setattr(glasso_path, "_INNER_SHARE", 0.0)
+    monkeypatch.setattr(glasso_path, "_FIRST_INNER", 0.0)
+    exact, solved = glasso_path.graphical_lasso_path(S, alphas)
+    assert solved.all()
+    np.testing.assert_array_equal(early != 0, exact != 0)
+    np.testing.assert_allclose(early, exact, rtol=0, atol=1e-7 * np.abs(exact).max())
+    for alpha, K in zip(alphas, early, strict=True):
+        assert glasso_path.kkt_residual(S, K, alpha) <= 1e-10
+
+
 def test_a_start_the_descent_cannot_use_falls_back_to_newton(monkeypatch):
     """Where the descent gives up (every lasso stopped after one pass here), the
     Newton method solves the component from the previous solution."""
