@@ -78,10 +78,13 @@ _DESCENT_SHARES = (1.0, 0.01)
 _MAX_SWEEPS = 500
 # The lassos of a sweep stop at this share of the largest move of the sweep
 # before (of the penalty in the first sweep from a start, 0.01 below), not at
-# the tolerance (block_descent): on the methods preset's StARS paths at p = 50
-# each lasso took 6.8 passes over its active coefficients solved to the
-# tolerance every sweep, 1.6 this way, for 12 % more sweeps: the descent took
-# 0.45x the time, to the same zeros. Shares of 0.01 and 0.3 took 10-20 % more.
+# the tolerance (block_descent). On the methods preset's StARS paths at p = 50
+# (DiagonalDominance cells) each lasso took 6.8 passes over its active
+# coefficients when solved to the tolerance every sweep, 1.5 this way (2.2 on
+# the TriangulatedOrthogonalization cells), for 12 % more sweeps: the descent
+# took 0.46x the time, to the same zeros. Shares of 0.01 and 0.3 took 22 % and
+# 6 % longer there; on the TriangulatedOrthogonalization cells 0.03 as long,
+# 0.3 and 0.5 about twice as long (many more sweeps).
 _INNER_SHARE = 0.1
 _FIRST_INNER = 0.01
 # A component of at least this share of the variables is solved with the
