@@ -256,8 +256,8 @@ def test_a_looser_tolerance_stops_earlier_and_the_certificate_says_how_far(
     if route == "descent":
         descent = glasso_path.block_descent
 
-        def counted(S, alpha, W, B, tol, max_sweeps):
-            sweeps, change = descent(S, alpha, W, B, tol, max_sweeps)
+        def counted(S, alpha, W, B, tol, max_sweeps, **schedule):
+            sweeps, change = descent(S, alpha, W, B, tol, max_sweeps, **schedule)
             steps.extend([tol / glasso_path._DESCENT_SHARES[0]] * sweeps)
             return sweeps, change
 

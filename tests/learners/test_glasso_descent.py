@@ -7,7 +7,6 @@ ones and from the starts the path solver hands it."""
 import numpy as np
 import pytest
 from glasso_optimality import kkt_violation
-from scipy import sparse
 from scipy.sparse.csgraph import connected_components
 from sklearn.covariance import empirical_covariance
 from sklearn.preprocessing import StandardScaler
@@ -24,7 +23,7 @@ from skggm_bench.learners._glasso_descent import (
     mirror_upper,
     precision_from,
     regressions,
-    screening_graph,
+    screened_components,
     symmetric_part,
 )
 from skggm_bench.learners._glasso_descent import (
@@ -138,14 +137,18 @@ def reference_lasso(S, alpha, W, beta, j, tol):
 
 @pytest.mark.parametrize("name", COVARIANCES)
 @pytest.mark.parametrize("tol", [1e-2, 1e-5])
-def test_the_kernel_is_the_block_descent_step_by_step(name, tol):
+@pytest.mark.parametrize("schedule", [(0.0, 0.0), (0.01, 0.1)])
+def test_the_kernel_is_the_block_descent_step_by_step(name, tol, schedule):
     """``block_descent`` takes the steps of the algorithm it implements
     (``reference_lasso`` column by column, ``W``'s row and column ``j`` set
     to ``W beta`` off the diagonal), up to rounding: the same number of
     sweeps, the same ``W`` and ``B``, the same zeros. Its shortcuts (a zero
     coefficient within the penalty is skipped unread) change no step, at a
     loose tolerance (few passes, the start far from the end) as at a tight
-    one."""
+    one. With a schedule (``first_tol`` a share of ``alpha``, ``share``), the
+    lassos of the first sweep stop at ``max(tol, first_tol)``, those of each
+    later one at ``max(tol, share * change)``, and the sweeps end after one
+    whose lassos stopped at ``tol`` moved no entry by more than ``tol``."""
     S = np.ascontiguousarray(COVARIANCES[name]())
     p = S.shape[0]
     off = S - np.diag(np.diag(S))
@@ -153,13 +156,18 @@ def test_the_kernel_is_the_block_descent_step_by_step(name, tol):
     W = S - (alpha / np.abs(off).max()) * off
     B = np.zeros((p, p))
     expected_W, expected_B = W.copy(), B.copy()
-    sweeps, _ = block_descent(S, alpha, W, B, tol, 500)
-    expected_sweeps, largest = 0, np.inf
-    while largest > tol:
+    first_tol, share = schedule[0] * alpha, schedule[1]
+    sweeps, _ = block_descent(
+        S, alpha, W, B, tol, 500, first_tol=first_tol, share=share
+    )
+    expected_sweeps, largest, inner = 0, np.inf, max(tol, first_tol)
+    while largest > tol or inner > tol:
+        if expected_sweeps:
+            inner = max(tol, share * largest)
         expected_sweeps += 1
         largest = 0.0
         for j in range(p):
-            product = reference_lasso(S, alpha, expected_W, expected_B[j], j, tol)
+            product = reference_lasso(S, alpha, expected_W, expected_B[j], j, inner)
             others = np.arange(p) != j
             largest = max(largest, np.abs(product - expected_W[j])[others].max())
             expected_W[j, others] = expected_W[others, j] = product[others]
@@ -191,6 +199,28 @@ def test_descent_starts_pass_the_check_without_a_newton_step(monkeypatch, name):
         assert kkt_violation(S, K, alpha) <= 1e-8
 
 
+@pytest.mark.parametrize("name", COVARIANCES)
+def test_lassos_stopped_early_reach_the_same_solutions(monkeypatch, name):
+    """Along a path, the lassos of the early sweeps stopped at a share of the
+    sweep's move (the default) and every lasso solved to the tolerance give
+    the same zeros, precisions within rounding of each other and certificates
+    within the tolerance, on well- and ill-conditioned and singular
+    covariances."""
+    S = COVARIANCES[name]()
+    largest = np.abs(S - np.diag(np.diag(S))).max()
+    alphas = largest * np.geomspace(0.9, 0.1, 10)
+    early, solved = glasso_path.graphical_lasso_path(S, alphas)
+    assert solved.all()
+    monkeypatch.setattr(glasso_path, "_INNER_SHARE", 0.0)
+    monkeypatch.setattr(glasso_path, "_FIRST_INNER", 0.0)
+    exact, solved = glasso_path.graphical_lasso_path(S, alphas)
+    assert solved.all()
+    np.testing.assert_array_equal(early != 0, exact != 0)
+    np.testing.assert_allclose(early, exact, rtol=0, atol=1e-7 * np.abs(exact).max())
+    for alpha, K in zip(alphas, early, strict=True):
+        assert glasso_path.kkt_residual(S, K, alpha) <= 1e-10
+
+
 def test_a_start_the_descent_cannot_use_falls_back_to_newton(monkeypatch):
     """Where the descent gives up (every lasso stopped after one pass here), the
     Newton method solves the component from the previous solution."""
@@ -199,7 +229,9 @@ def test_a_start_the_descent_cannot_use_falls_back_to_newton(monkeypatch):
     monkeypatch.setattr(
         glasso_path,
         "block_descent",
-        lambda S, alpha, W, B, tol, sweeps: descent(S, alpha, W, B, tol, sweeps, 1),
+        lambda S, alpha, W, B, tol, sweeps, **schedule: descent(
+            S, alpha, W, B, tol, sweeps, 1, **schedule
+        ),
     )
     largest = np.abs(S - np.diag(np.diag(S))).max()
     alphas = largest * np.array([0.5, 0.2])
@@ -419,15 +451,27 @@ def test_diagonal_into_box_is_into_box_of_the_diagonal_start(p):
 
 
 @pytest.mark.parametrize("p", SIZES)
-def test_screening_graph(p):
-    """``screening_graph`` is the CSR form of ``|S_ij| > alpha`` off the
-    diagonal, columns sorted, including a penalty equal to an entry (not
-    above it: not an edge) and one above every entry (no edges)."""
+def test_screened_components(p):
+    """``screened_components`` labels the connected components of ``|S_ij| >
+    alpha`` off the diagonal as scipy does, numbered in the order of their
+    smallest variable, including a penalty equal to an entry (not above it:
+    not an edge), one above every entry (every variable alone) and a chain
+    of variables joined only through others, reversed."""
     _, S = sparse_precision(p, p)
     off = np.abs(S)
     np.fill_diagonal(off, 0.0)
-    for alpha in (np.median(off), off.max(), 0.5 * off.max()):
-        indptr, indices = screening_graph(S, alpha)
-        expected = sparse.csr_array(off > alpha)
-        np.testing.assert_array_equal(indptr, expected.indptr)
-        np.testing.assert_array_equal(indices, expected.indices)
+    chain = np.eye(p) + 0.5 * (np.eye(p, k=1) + np.eye(p, k=-1))
+    chain[p // 2, p // 2 - 1 : p // 2 + 1] = chain[p // 2 - 1 : p // 2 + 1, p // 2] = 0
+    chain = np.ascontiguousarray(chain[::-1, ::-1])
+    cases = [(S, alpha) for alpha in (np.median(off), off.max(), 0.5 * off.max())]
+    for matrix, alpha in [*cases, (chain, 0.4)]:
+        labels = screened_components(matrix, alpha)
+        graph = np.abs(matrix) > alpha
+        np.fill_diagonal(graph, False)
+        count, expected = connected_components(graph, directed=False)
+        # The same partition: each label of one is one label of the other.
+        assert np.unique(labels).size == count
+        assert np.unique(np.stack([labels, expected]), axis=1).shape[1] == count
+        _, first = np.unique(labels, return_index=True)
+        np.testing.assert_array_equal(labels[first], np.arange(count))
+        assert np.all(np.diff(first) > 0)
