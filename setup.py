@@ -1,5 +1,5 @@
 """The compiled part of skggm-bench: the graphical lasso's and the lasso's descent
-kernels and the covariance completion's iteration.
+kernels, the lasso homotopy's loop and the covariance completion's iteration.
 
 Everything else is declared in pyproject.toml; setuptools needs this file only
 for the Cython extensions (see docs/architecture.md for why setuptools and not
@@ -24,6 +24,13 @@ extensions = [
         "skggm_bench.learners._lasso_descent",
         ["skggm_bench/learners/_lasso_descent.pyx"],
         extra_compile_args=["-O3"],
+    ),
+    Extension(
+        "skggm_bench.learners._lasso_homotopy",
+        ["skggm_bench/learners/_lasso_homotopy.pyx"],
+        # Its arithmetic repeats numpy's operation for operation: no a * b + c
+        # fused into one rounding where the target has FMA instructions.
+        extra_compile_args=["-O3", "-ffp-contract=off"],
     ),
 ]
 

@@ -20,16 +20,16 @@ the grid, computed by the compiled ``_lasso_descent`` to the same bits without
 its Python overhead per penalty. That overhead dominated when a node has few
 predictors, as in the second stage of the adaptive lasso, so such nodes follow
 the exact, piecewise-linear lasso path from knot to knot instead (a homotopy,
-see ``_FoldHomotopy``), whose cost grows with the number of knots, about one or
-two per predictor, not with the number of penalties (the threshold below was
-measured against ``lasso_path``; moving it would change results at the
-tolerance's level, so it stays). The homotopy's solutions are
-exact where coordinate descent stops at its duality-gap tolerance, so the CV
-errors of the two agree to that tolerance. Coordinate descent also slows down
-badly on strongly correlated predictors, where the homotopy does not: a larger
-node starts with coordinate descent and moves to the homotopy when one penalty
-needs more than ``_SWEEP_LIMIT`` sweeps. The final fit of a node on all samples
-uses the solver its CV paths used.
+see ``_FoldHomotopy``, its loop compiled in ``_lasso_homotopy``), whose cost
+grows with the number of knots, about one or two per predictor, not with the
+number of penalties (the threshold below was measured against ``lasso_path``;
+moving it would change results at the tolerance's level, so it stays). The
+homotopy's solutions are exact where coordinate descent stops at its
+duality-gap tolerance, so the CV errors of the two agree to that tolerance.
+Coordinate descent also slows down badly on strongly correlated predictors,
+where the homotopy does not: a larger node starts with coordinate descent and
+moves to the homotopy when one penalty needs more than ``_SWEEP_LIMIT`` sweeps.
+The final fit of a node on all samples uses the solver its CV paths used.
 """
 
 import warnings
@@ -39,6 +39,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ._cross_validation import select_penalty
 from ._lasso_descent import lasso_gram_path
+from ._lasso_homotopy import LassoHomotopy, Outcome
 
 # 10% above the running minimum is far outside the fold-to-fold noise of a
 # 5-fold CV average near its minimum (typically 1-3% at n=200) and well
@@ -223,7 +224,8 @@ class _FoldHomotopy:
     is the largest ``alpha`` below the current one at which some ``|c_j|``
     reaches ``alpha`` (``j`` enters with the sign of ``c_j``) or some active
     coefficient reaches 0 (it leaves). All folds step to their own next knot
-    together, in batched arrays.
+    together, in the compiled loop of ``_lasso_homotopy.LassoHomotopy``; this
+    class sets up its problems and checks its solutions.
 
     ``inv(G_AA)`` is updated by one rank-one term per knot instead of a solve,
     and kept as ``D^-1 inv(R_AA) D^-1`` with ``D`` the norms of the weighted
@@ -242,7 +244,7 @@ class _FoldHomotopy:
         gram = np.stack([block.gram[sub] for block in blocks])
         norms = np.sqrt(np.diagonal(gram, axis1=1, axis2=2))
         products = norms[:, :, None] * norms[:, None, :]
-        self.correlation = np.divide(
+        correlation = np.divide(
             gram, products, out=np.zeros_like(gram), where=products > 0
         )
         self.gram = gram * (scales[:, :, None] * scales[:, None, :])
@@ -251,89 +253,18 @@ class _FoldHomotopy:
         self.xy *= scales / n_train[:, None]
         # Predictors without variance or weight have q_j = 0 and never enter.
         weighted_norms = norms * np.abs(scales) / np.sqrt(n_train[:, None])
-        self.inverse_norms = np.divide(
+        inverse_norms = np.divide(
             1.0, weighted_norms, out=np.zeros_like(norms), where=weighted_norms > 0
         )
         self.scales = scales
-        self.active = np.zeros(scales.shape, dtype=bool)
-        self.signs = np.zeros(scales.shape)
-        self.inverse = np.zeros(gram.shape)  # inv(R_AA), zero outside A
-        self.alpha = np.full(len(blocks), np.inf)  # top of the current segment
-        self.knots_left = _MAX_KNOTS_PER_PREDICTOR * predictors.size
-        self._solve_segment()
-
-    def _solve_segment(self):
-        """Segment ``u - alpha v`` of every fold and the knot that ends it."""
-        scaling = self.inverse_norms[:, :, None]
-        uv = self.inverse @ (np.stack([self.xy, self.signs], axis=-1) * scaling)
-        uv *= scaling
-        self.u, self.v = uv[..., 0], uv[..., 1]
-        slopes = self.gram @ uv
-        self.a, b = self.xy - slopes[..., 0], slopes[..., 1]
-        # Knot of each predictor: numerator / denominator when both are
-        # positive. Inactive j: c_j reaches sigma * alpha, sigma = sign(a_j), at
-        # |a_j| / (1 - sigma b_j). Active j: w_j reaches 0 at u_j / v_j, but only
-        # if it shrinks as alpha decreases, i.e. -s_j u_j > 0 and -s_j v_j > 0.
-        # These conditions also discard the event that created the segment
-        # (it sits at the segment's top).
-        numerators = np.where(self.active, -self.signs * self.u, np.abs(self.a))
-        denominators = np.where(
-            self.active, -self.signs * self.v, 1.0 - np.sign(self.a) * b
+        self.kernel = LassoHomotopy(
+            self.gram,
+            correlation,
+            self.xy,
+            inverse_norms,
+            _MAX_KNOTS_PER_PREDICTOR * predictors.size,
+            _MIN_PIVOT,
         )
-        knots = np.divide(
-            numerators,
-            denominators,
-            out=np.zeros_like(numerators),
-            where=(numerators > 0) & (denominators > 0),
-        )
-        knots[knots > self.alpha[:, None]] = 0.0
-        self.next_predictor = np.argmax(knots, axis=1)
-        self.next_alpha = knots[np.arange(len(knots)), self.next_predictor]
-
-    def _update_inverse(self, stepping, entering):
-        """Add (``entering``) or remove the next predictor of the ``stepping`` folds.
-
-        Bordering, with ``H = inv(R_AA)``: adding ``j`` adds ``x x' / d`` with
-        ``x = H R_:j - e_j`` and ``d = 1 - R_j: H R_:j``; removing ``j``
-        subtracts ``H_:j H_j: / H_jj``. The other folds get a zero update,
-        cheaper than selecting the stepping ones.
-        """
-        rows = np.arange(len(stepping))
-        predictor = self.next_predictor
-        column = self.correlation[rows, :, predictor]
-        projected = (self.inverse @ column[:, :, None])[:, :, 0]
-        direction = np.where(
-            entering[:, None], projected, self.inverse[rows, :, predictor]
-        )
-        direction[rows, predictor] -= entering
-        pivot = np.where(
-            entering,
-            1.0 - np.sum(column * projected, axis=1),
-            -self.inverse[rows, predictor, predictor],
-        )
-        if np.any(stepping & entering & (pivot < _MIN_PIVOT)):
-            raise _HomotopyFailure("entering predictor collinear with active ones")
-        factor = np.divide(1.0, pivot, out=np.zeros_like(pivot), where=stepping)
-        self.inverse += (factor[:, None] * direction)[:, :, None] * direction[:, None]
-        # Exact zeros outside the active set: a removal leaves rounding residue.
-        leaving = np.flatnonzero(stepping & ~entering)
-        self.inverse[leaving, predictor[leaving], :] = 0.0
-        self.inverse[leaving, :, predictor[leaving]] = 0.0
-
-    def _step(self, stepping):
-        """Move the ``stepping`` folds to their next knot; solve the new segments."""
-        self.knots_left -= 1
-        if self.knots_left < 0:
-            raise _HomotopyFailure("too many knots")
-        folds = np.arange(len(stepping))
-        entering = ~self.active[folds, self.next_predictor]
-        self._update_inverse(stepping, entering)
-        folds, entering = folds[stepping], entering[stepping]
-        predictor = self.next_predictor[stepping]
-        self.active[folds, predictor] = entering
-        self.signs[folds, predictor] = entering * np.sign(self.a[folds, predictor])
-        self.alpha[stepping] = self.next_alpha[stepping]
-        self._solve_segment()
 
     def _check_optimality(self, coefs, alphas):
         """Raise unless ``coefs`` (weighted scale) satisfy the lasso conditions."""
@@ -353,17 +284,11 @@ class _FoldHomotopy:
         decreasing sequence of the previous call.
         """
         coefs = np.zeros((*self.xy.shape, alphas.size))
-        while True:
-            folds, columns = np.nonzero(
-                (alphas <= self.alpha[:, None]) & (alphas >= self.next_alpha[:, None])
-            )
-            coefs[folds, :, columns] = (
-                self.u[folds] - alphas[columns, None] * self.v[folds]
-            )
-            stepping = self.next_alpha > alphas[-1]
-            if not stepping.any():
-                break
-            self._step(stepping)
+        outcome = self.kernel.path(alphas, coefs)
+        if outcome == Outcome.COLLINEAR:
+            raise _HomotopyFailure("entering predictor collinear with active ones")
+        if outcome == Outcome.TOO_MANY_KNOTS:
+            raise _HomotopyFailure("too many knots")
         curvature = np.diagonal(self.gram, axis1=1, axis2=2)[:, :, None]
         coefs[np.abs(coefs) * curvature <= _ZERO_RTOL * alphas] = 0.0
         self._check_optimality(coefs, alphas)

@@ -1,0 +1,233 @@
+"""The compiled loop of the node-wise lasso's homotopy
+(``skggm_bench.learners._lasso_homotopy``) against the numpy computation it
+replaced, kept here as the reference: the same paths to the last bit, and the
+same failures, on many problems (independent, strongly correlated and
+duplicated predictors; adaptive weights with excluded predictors; paths asked
+for in chunks; more than 128 predictors, where numpy's pairwise sum splits)."""
+
+import numpy as np
+import pytest
+from scipy.linalg import blas
+
+from skggm_bench.learners import AdaptiveLassoNetwork, _nodewise_lasso
+from skggm_bench.learners._cross_validation import make_folds
+from skggm_bench.learners._lasso_homotopy import LassoHomotopy, Outcome
+from skggm_bench.learners._nodewise_lasso import _CenteredBlock, _FoldHomotopy
+from skggm_bench.learners._utils import standardize_columns
+
+
+class NumpyHomotopy:
+    """``LassoHomotopy`` in numpy, all folds in batched arrays: the computation
+    ``_FoldHomotopy`` made before the loop was compiled."""
+
+    def __init__(self, gram, correlation, xy, inverse_norms, max_knots, min_pivot):
+        self.gram, self.correlation, self.xy = gram, correlation, xy
+        self.inverse_norms, self.min_pivot = inverse_norms, min_pivot
+        self.active = np.zeros(xy.shape, dtype=bool)
+        self.signs = np.zeros(xy.shape)
+        self.inverse = np.zeros(gram.shape)
+        self.alpha = np.full(len(xy), np.inf)
+        self.knots_left = max_knots
+        self._solve_segment()
+
+    def _solve_segment(self):
+        scaling = self.inverse_norms[:, :, None]
+        uv = self.inverse @ (np.stack([self.xy, self.signs], axis=-1) * scaling)
+        uv *= scaling
+        self.u, self.v = uv[..., 0], uv[..., 1]
+        slopes = self.gram @ uv
+        self.a, b = self.xy - slopes[..., 0], slopes[..., 1]
+        numerators = np.where(self.active, -self.signs * self.u, np.abs(self.a))
+        denominators = np.where(
+            self.active, -self.signs * self.v, 1.0 - np.sign(self.a) * b
+        )
+        knots = np.divide(
+            numerators,
+            denominators,
+            out=np.zeros_like(numerators),
+            where=(numerators > 0) & (denominators > 0),
+        )
+        knots[knots > self.alpha[:, None]] = 0.0
+        self.next_predictor = np.argmax(knots, axis=1)
+        self.next_alpha = knots[np.arange(len(knots)), self.next_predictor]
+
+    def _update_inverse(self, stepping, entering):
+        rows = np.arange(len(stepping))
+        predictor = self.next_predictor
+        column = self.correlation[rows, :, predictor]
+        projected = (self.inverse @ column[:, :, None])[:, :, 0]
+        direction = np.where(
+            entering[:, None], projected, self.inverse[rows, :, predictor]
+        )
+        direction[rows, predictor] -= entering
+        pivot = np.where(
+            entering,
+            1.0 - np.sum(column * projected, axis=1),
+            -self.inverse[rows, predictor, predictor],
+        )
+        if np.any(stepping & entering & (pivot < self.min_pivot)):
+            return False
+        factor = np.divide(1.0, pivot, out=np.zeros_like(pivot), where=stepping)
+        self.inverse += (factor[:, None] * direction)[:, :, None] * direction[:, None]
+        leaving = np.flatnonzero(stepping & ~entering)
+        self.inverse[leaving, predictor[leaving], :] = 0.0
+        self.inverse[leaving, :, predictor[leaving]] = 0.0
+        return True
+
+    def path(self, alphas, coefs):
+        while True:
+            folds, columns = np.nonzero(
+                (alphas <= self.alpha[:, None]) & (alphas >= self.next_alpha[:, None])
+            )
+            coefs[folds, :, columns] = (
+                self.u[folds] - alphas[columns, None] * self.v[folds]
+            )
+            stepping = self.next_alpha > alphas[-1]
+            if not stepping.any():
+                return Outcome.OK
+            self.knots_left -= 1
+            if self.knots_left < 0:
+                return Outcome.TOO_MANY_KNOTS
+            folds = np.arange(len(stepping))
+            entering = ~self.active[folds, self.next_predictor]
+            if not self._update_inverse(stepping, entering):
+                return Outcome.COLLINEAR
+            folds, entering = folds[stepping], entering[stepping]
+            predictor = self.next_predictor[stepping]
+            self.active[folds, predictor] = entering
+            self.signs[folds, predictor] = entering * np.sign(self.a[folds, predictor])
+            self.alpha[stepping] = self.next_alpha[stepping]
+            self._solve_segment()
+
+
+def numpy_blas_is_scipy_blas():
+    """Whether numpy's matrix products are the bits of scipy's BLAS calls (both
+    OpenBLAS, as in the wheels): the compiled loop makes the latter."""
+    rng = np.random.default_rng(0)
+    for size in (1, 2, 7, 9, 31, 64):
+        A, B, x = rng.standard_normal((3, size, size))
+        B = B[:, :2]
+        # C-order products: BLAS's column-major products of the transposes.
+        if not (
+            np.array_equal(A @ B, blas.dgemm(1.0, B.T, A.T).T)
+            and np.array_equal(A @ x, blas.dgemv(1.0, A.T, x, trans=1))
+        ):
+            return False
+    return True
+
+
+SAME_BLAS = numpy_blas_is_scipy_blas()
+
+
+def assert_same(result, expected):
+    if SAME_BLAS:
+        np.testing.assert_array_equal(result, expected)
+        # Zeros of the same sign too.
+        np.testing.assert_array_equal(np.signbit(result), np.signbit(expected))
+    else:
+        np.testing.assert_allclose(result, expected, rtol=1e-10, atol=1e-14)
+
+
+def problem(seed):
+    """A node's CV problem: its blocks, predictors, fold weights and penalty grid."""
+    rng = np.random.default_rng(seed)
+    big = seed == 0
+    n = int(rng.integers(150, 220)) if big else int(rng.integers(12, 200))
+    p = 140 if big else int(rng.integers(2, 60))
+    X = rng.standard_normal((n, p))
+    if seed % 4 == 1:  # three strong factors
+        X += rng.standard_normal((n, 3)) @ rng.standard_normal((3, p))
+    elif seed % 4 == 2 and p > 2:  # a duplicated predictor
+        X[:, -1] = X[:, 0]
+    elif seed % 4 == 3:  # a random walk: neighbours strongly correlated
+        X = np.cumsum(X, axis=1)
+    Z, _ = standardize_columns(X)
+    folds = make_folds(int(rng.integers(2, 6)), n, seed)
+    blocks = [_CenteredBlock(Z, train, test) for train, test in folds]
+    node = int(rng.integers(p))
+    predictors = np.delete(np.arange(p), node)
+    if seed % 5 == 0:
+        scales = np.ones((len(folds), p - 1))
+    else:  # adaptive weights over decades, some predictors excluded
+        scales = rng.standard_normal((len(folds), p - 1)) ** 2
+        scales /= scales.max(axis=1, keepdims=True)
+        scales[rng.random(scales.shape) < 0.3] = 0.0
+    top = max(
+        np.abs(scale * block.gram[predictors, node]).max() / block.X.shape[0]
+        for block, scale in zip(blocks, scales, strict=True)
+    )
+    return blocks, node, predictors, scales, top * np.logspace(0.0, -3.0, 100)
+
+
+def follow(blocks, node, predictors, scales, grid, chunks):
+    """The fold paths in ``chunks`` of the grid, or the failure's message."""
+    try:
+        solver = _FoldHomotopy(blocks, node, predictors, scales)
+        return [solver.path(grid[start:stop]) for start, stop in chunks]
+    except _nodewise_lasso._HomotopyFailure as failure:
+        return str(failure)
+
+
+@pytest.mark.parametrize("seed", range(120))
+def test_same_paths_as_the_numpy_homotopy(seed, monkeypatch):
+    blocks, node, predictors, scales, grid = problem(seed)
+    rng = np.random.default_rng(seed)
+    cuts = sorted(rng.choice(np.arange(1, 100), int(rng.integers(0, 5)), False))
+    chunks = list(zip([0, *cuts], [*cuts, 100], strict=True))
+    compiled = follow(blocks, node, predictors, scales, grid, chunks)
+    monkeypatch.setattr(_nodewise_lasso, "LassoHomotopy", NumpyHomotopy)
+    reference = follow(blocks, node, predictors, scales, grid, chunks)
+    if isinstance(reference, str):
+        assert compiled == reference
+        return
+    assert not isinstance(compiled, str), compiled
+    for result, expected in zip(compiled, reference, strict=True):
+        assert_same(result, expected)
+
+
+def test_the_problems_fail_and_succeed_both_ways():
+    """The comparison above covers both outcomes (a duplicated predictor makes
+    2 of these problems fail), and paths with knots where predictors leave the
+    active set."""
+    failed = leaving = 0
+    for seed in range(120):
+        blocks, node, predictors, scales, grid = problem(seed)
+        try:
+            solver = _FoldHomotopy(blocks, node, predictors, scales)
+            coefs = solver.path(grid)
+        except _nodewise_lasso._HomotopyFailure:
+            failed += 1
+            continue
+        support = coefs != 0
+        leaving += np.any(support[:, :, :-1] & ~support[:, :, 1:])
+    assert 1 <= failed <= 10
+    assert leaving >= 50
+
+
+def test_knot_limit_and_collinear_predictors():
+    # Two identical predictors: the second to enter has pivot 0.
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 3))
+    X[:, 2] = X[:, 1]
+    R = np.corrcoef(X, rowvar=False)
+    y = X @ [1.0, 2.0, 2.0]
+    xy = (X.T @ y / 40)[None]
+    gram = (X.T @ X / 40)[None]
+    inverse_norms = 1.0 / np.sqrt(np.diagonal(gram, axis1=1, axis2=2))
+    alphas = np.abs(xy).max() * np.logspace(0.0, -3.0, 20)
+    for max_knots, outcome in ((1, Outcome.TOO_MANY_KNOTS), (30, Outcome.COLLINEAR)):
+        kernel = LassoHomotopy(gram, R[None], xy, inverse_norms, max_knots, 1e-8)
+        assert kernel.path(alphas, np.zeros((1, 3, 20))) == outcome
+
+
+def test_adaptive_lasso_fit_is_the_numpy_homotopys(monkeypatch):
+    # The adaptive lasso's second stage runs on the homotopy: whole fits agree.
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((80, 15))
+    X[:, 1:] += 0.6 * X[:, :-1]
+    compiled = AdaptiveLassoNetwork(random_state=0).fit(X)
+    monkeypatch.setattr(_nodewise_lasso, "LassoHomotopy", NumpyHomotopy)
+    reference = AdaptiveLassoNetwork(random_state=0).fit(X)
+    assert_same(compiled.coef_, reference.coef_)
+    assert_same(compiled.cv_errors_, reference.cv_errors_)
+    np.testing.assert_array_equal(compiled.alpha_, reference.alpha_)
