@@ -4,10 +4,10 @@
 
 ``_FoldHomotopy`` in ``_nodewise_lasso.py`` sets up the problems (the weighted
 Gram matrices ``G`` scaled by the number of samples, ``q = X'y`` likewise, the
-predictors' correlation matrices and inverse norms) and checks the solutions;
-this module follows the piecewise-linear paths between the knots, where the
-numpy version spent about 30 small array operations per knot, most of the
-adaptive lasso's time.
+predictors' correlation matrices and inverse norms); this module follows the
+piecewise-linear paths between the knots, where the numpy version spent about
+30 small array operations per knot, most of the adaptive lasso's time, and
+checks the solutions' optimality conditions.
 
 It performs the numpy version's arithmetic operation for operation: the matrix
 products are the BLAS calls that numpy's ``matmul`` makes on these C-ordered
@@ -29,6 +29,7 @@ cpdef enum Outcome:
     OK = 0
     COLLINEAR = 1
     TOO_MANY_KNOTS = 2
+    NOT_OPTIMAL = 3
 
 # numpy's blocks of pairwise summation (``PW_BLOCKSIZE``).
 cdef Py_ssize_t _PAIRWISE_BLOCK = 128
@@ -101,13 +102,19 @@ cdef class LassoHomotopy:
     min_pivot : float
         An entering predictor whose residual variance given the active ones,
         relative to its own, is below this is collinear with them.
+    zero_rtol : float
+        A coefficient ``w_j`` with ``|w_j| G_jj`` at most ``zero_rtol`` times
+        the penalty is rounding residue of a knot, set to exactly 0.
+    kkt_rtol : float
+        Every solution must satisfy the lasso's optimality conditions to
+        ``kkt_rtol`` times the penalty.
     """
 
     cdef const double[:, :, ::1] gram
     cdef const double[:, :, ::1] correlation
     cdef const double[:, ::1] xy
     cdef const double[:, ::1] inverse_norms
-    cdef double min_pivot
+    cdef double min_pivot, zero_rtol, kkt_rtol
     cdef Py_ssize_t knots_left
     cdef unsigned char[:, ::1] active
     cdef double[:, ::1] signs
@@ -133,11 +140,14 @@ cdef class LassoHomotopy:
         const double[:, ::1] inverse_norms,
         Py_ssize_t max_knots,
         double min_pivot,
+        double zero_rtol,
+        double kkt_rtol,
     ):
         cdef Py_ssize_t n_folds = gram.shape[0], n = gram.shape[1], f
         self.gram, self.correlation = gram, correlation
         self.xy, self.inverse_norms = xy, inverse_norms
         self.knots_left, self.min_pivot = max_knots, min_pivot
+        self.zero_rtol, self.kkt_rtol = zero_rtol, kkt_rtol
         self.active = np.zeros((n_folds, n), dtype=np.uint8)
         self.signs = np.zeros((n_folds, n))
         self.inverse = np.zeros((n_folds, n, n))
@@ -248,11 +258,15 @@ cdef class LassoHomotopy:
         ``alphas`` (decreasing) continue the sequence of the previous call;
         ``coefs``, shape (n_folds, n_predictors, n_alphas), must hold zeros.
         Returns ``OK``, or ``COLLINEAR`` or ``TOO_MANY_KNOTS`` where the path
-        cannot be followed (the object is then of no further use).
+        cannot be followed, ``NOT_OPTIMAL`` where a solution fails the
+        optimality conditions (the object is then of no further use).
         """
         cdef Outcome outcome
+        cdef double[:, ::1] product = np.empty((self.gram.shape[1], alphas.shape[0]))
         with nogil:
             outcome = self._path(alphas, coefs)
+            if outcome == OK and not self._optimal(alphas, coefs, product):
+                outcome = NOT_OPTIMAL
         return outcome
 
     cdef Outcome _path(
@@ -290,3 +304,42 @@ cdef class LassoHomotopy:
                 self.signs[f, j] = (1.0 if entering else 0.0) * _sign(self.a[f, j])
                 self.alpha[f] = self.next_alpha[f]
                 self._solve_segment(f)
+
+    cdef bint _optimal(
+        self, const double[::1] alphas, double[:, :, ::1] coefs, double[:, ::1] product
+    ) noexcept nogil:
+        """Zero the rounding residue in ``coefs``; whether they are optimal.
+
+        The correlations with the residual, ``q - G w``, equal ``alpha sign(w_j)``
+        where ``w_j`` is non-zero and are at most ``alpha`` in size elsewhere.
+        """
+        cdef int n = self.gram.shape[1], m = alphas.shape[0], unit = 1
+        cdef double one = 1.0, zero = 0.0
+        cdef char no = b"N", transpose = b"T"
+        cdef Py_ssize_t f, i, c
+        cdef double correlation, excess
+        for f in range(self.gram.shape[0]):
+            for i in range(n):
+                for c in range(m):
+                    if fabs(coefs[f, i, c]) * self.gram[f, i, i] <= (
+                        self.zero_rtol * alphas[c]
+                    ):
+                        coefs[f, i, c] = 0.0
+            # G w as numpy's matmul computes it: a matrix-vector product for
+            # one penalty, else a matrix product.
+            if m == 1:
+                dgemv(&transpose, &n, &n, &one, <double*> &self.gram[f, 0, 0], &n,
+                      &coefs[f, 0, 0], &unit, &zero, &product[0, 0], &unit)
+            else:
+                dgemm(&no, &no, &m, &n, &n, &one, &coefs[f, 0, 0], &m,
+                      <double*> &self.gram[f, 0, 0], &n, &zero, &product[0, 0], &m)
+            for i in range(n):
+                for c in range(m):
+                    correlation = self.xy[f, i] - product[i, c]
+                    if coefs[f, i, c] != 0:
+                        excess = fabs(correlation - _sign(coefs[f, i, c]) * alphas[c])
+                    else:
+                        excess = fabs(correlation) - alphas[c]
+                    if not excess <= self.kkt_rtol * alphas[c]:  # also on NaN
+                        return False
+        return True

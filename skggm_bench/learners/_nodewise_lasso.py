@@ -88,7 +88,11 @@ def _penalty_grid(
 
 
 class _CenteredBlock:
-    """A set of rows centred with its own means, its Gram matrix, and held-out rows."""
+    """A set of rows centred with its own means, its Gram matrix, and held-out rows.
+
+    Also the norms of the columns and their correlation matrix (0 where a
+    column is constant), which every node's homotopy reads a block of.
+    """
 
     def __init__(
         self, Z: np.ndarray, train: np.ndarray, test: np.ndarray | None = None
@@ -96,6 +100,11 @@ class _CenteredBlock:
         mean = Z[train].mean(axis=0)
         self.X = np.asfortranarray(Z[train] - mean)
         self.gram = self.X.T @ self.X
+        self.norms = np.sqrt(np.diagonal(self.gram))
+        products = self.norms[:, None] * self.norms[None, :]
+        self.correlation = np.divide(
+            self.gram, products, out=np.zeros_like(self.gram), where=products > 0
+        )
         self.X_test = None if test is None else Z[test] - mean
 
     def weighted(self, node, predictors, scale):
@@ -105,7 +114,7 @@ class _CenteredBlock:
         """
         y = self.X[:, node]
         return (
-            self.gram[np.ix_(predictors, predictors)] * np.outer(scale, scale),
+            self.gram[predictors[:, None], predictors] * np.outer(scale, scale),
             self.gram[predictors, node] * scale,
             float(np.dot(y, y)),
         )
@@ -211,6 +220,13 @@ class _HomotopyFailure(Exception):
     """The exact path could not be followed (degenerate data)."""
 
 
+_HOMOTOPY_FAILURES = {
+    Outcome.COLLINEAR: "entering predictor collinear with active ones",
+    Outcome.TOO_MANY_KNOTS: "too many knots",
+    Outcome.NOT_OPTIMAL: "optimality conditions violated",
+}
+
+
 class _FoldHomotopy:
     """Exact lasso paths of one node on every fold (homotopy, as in LARS-lasso).
 
@@ -224,8 +240,9 @@ class _FoldHomotopy:
     is the largest ``alpha`` below the current one at which some ``|c_j|``
     reaches ``alpha`` (``j`` enters with the sign of ``c_j``) or some active
     coefficient reaches 0 (it leaves). All folds step to their own next knot
-    together, in the compiled loop of ``_lasso_homotopy.LassoHomotopy``; this
-    class sets up its problems and checks its solutions.
+    together, in the compiled loop of ``_lasso_homotopy.LassoHomotopy``, which
+    also checks the solutions' optimality conditions; this class sets up its
+    problems.
 
     ``inv(G_AA)`` is updated by one rank-one term per knot instead of a solve,
     and kept as ``D^-1 inv(R_AA) D^-1`` with ``D`` the norms of the weighted
@@ -240,17 +257,14 @@ class _FoldHomotopy:
 
     def __init__(self, blocks, node, predictors, scales):
         n_train = np.array([block.X.shape[0] for block in blocks], dtype=float)
-        sub = np.ix_(predictors, predictors)
+        sub = (predictors[:, None], predictors)
         gram = np.stack([block.gram[sub] for block in blocks])
-        norms = np.sqrt(np.diagonal(gram, axis1=1, axis2=2))
-        products = norms[:, :, None] * norms[:, None, :]
-        correlation = np.divide(
-            gram, products, out=np.zeros_like(gram), where=products > 0
-        )
-        self.gram = gram * (scales[:, :, None] * scales[:, None, :])
-        self.gram /= n_train[:, None, None]
-        self.xy = np.stack([block.gram[predictors, node] for block in blocks])
-        self.xy *= scales / n_train[:, None]
+        correlation = np.stack([block.correlation[sub] for block in blocks])
+        norms = np.stack([block.norms[predictors] for block in blocks])
+        gram *= scales[:, :, None] * scales[:, None, :]
+        gram /= n_train[:, None, None]
+        xy = np.stack([block.gram[predictors, node] for block in blocks])
+        xy *= scales / n_train[:, None]
         # Predictors without variance or weight have q_j = 0 and never enter.
         weighted_norms = norms * np.abs(scales) / np.sqrt(n_train[:, None])
         inverse_norms = np.divide(
@@ -258,24 +272,15 @@ class _FoldHomotopy:
         )
         self.scales = scales
         self.kernel = LassoHomotopy(
-            self.gram,
+            gram,
             correlation,
-            self.xy,
+            xy,
             inverse_norms,
             _MAX_KNOTS_PER_PREDICTOR * predictors.size,
             _MIN_PIVOT,
+            _ZERO_RTOL,
+            _KKT_RTOL,
         )
-
-    def _check_optimality(self, coefs, alphas):
-        """Raise unless ``coefs`` (weighted scale) satisfy the lasso conditions."""
-        correlations = self.xy[:, :, None] - self.gram @ coefs
-        excess = np.where(
-            coefs != 0,
-            np.abs(correlations - np.sign(coefs) * alphas),
-            np.abs(correlations) - alphas,
-        )
-        if not np.all(excess <= _KKT_RTOL * alphas):  # also False on NaN
-            raise _HomotopyFailure("optimality conditions violated")
 
     def path(self, alphas):
         """Coefficients of every fold at ``alphas``, shape (n_folds, n_predictors, m).
@@ -283,15 +288,10 @@ class _FoldHomotopy:
         On the original (unweighted) predictor scale; ``alphas`` continue the
         decreasing sequence of the previous call.
         """
-        coefs = np.zeros((*self.xy.shape, alphas.size))
+        coefs = np.zeros((*self.scales.shape, alphas.size))
         outcome = self.kernel.path(alphas, coefs)
-        if outcome == Outcome.COLLINEAR:
-            raise _HomotopyFailure("entering predictor collinear with active ones")
-        if outcome == Outcome.TOO_MANY_KNOTS:
-            raise _HomotopyFailure("too many knots")
-        curvature = np.diagonal(self.gram, axis1=1, axis2=2)[:, :, None]
-        coefs[np.abs(coefs) * curvature <= _ZERO_RTOL * alphas] = 0.0
-        self._check_optimality(coefs, alphas)
+        if outcome != Outcome.OK:
+            raise _HomotopyFailure(_HOMOTOPY_FAILURES[outcome])
         return coefs * self.scales[:, :, None]
 
 
@@ -307,16 +307,18 @@ def _cv_paths(solver, blocks, node, predictors, grid, stop_ratio):
     """
     errors = np.full((len(blocks), grid.size), np.nan)
     chunk = grid.size if predictors.size <= _SMALL_PROBLEM else solver.chunk
+    # The held-out rows of every fold: the node's column and the predictors'.
+    tests = [(block.X_test[:, [node]], block.X_test[:, predictors]) for block in blocks]
     paths = []
     for start in range(0, grid.size, chunk):
         stop = min(start + chunk, grid.size)
         coefs = solver.path(grid[start:stop])
         paths.append(coefs)
-        for fold, block in enumerate(blocks):
-            residuals = (
-                block.X_test[:, [node]] - block.X_test[:, predictors] @ coefs[fold]
-            )
-            errors[fold, start:stop] = np.mean(residuals**2, axis=0)
+        for fold, (response, design) in enumerate(tests):
+            residuals = response - design @ coefs[fold]
+            # The mean squared residual (numpy's mean: the sum, then / n).
+            errors[fold, start:stop] = np.add.reduce(residuals**2, axis=0)
+            errors[fold, start:stop] /= response.shape[0]
         mean = errors[:, :stop].mean(axis=0)
         if stop_ratio is not None and mean[-1] > stop_ratio * mean.min():
             break

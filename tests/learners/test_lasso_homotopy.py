@@ -20,9 +20,10 @@ class NumpyHomotopy:
     """``LassoHomotopy`` in numpy, all folds in batched arrays: the computation
     ``_FoldHomotopy`` made before the loop was compiled."""
 
-    def __init__(self, gram, correlation, xy, inverse_norms, max_knots, min_pivot):
+    def __init__(self, gram, correlation, xy, inverse_norms, max_knots, *rtols):
         self.gram, self.correlation, self.xy = gram, correlation, xy
-        self.inverse_norms, self.min_pivot = inverse_norms, min_pivot
+        self.inverse_norms = inverse_norms
+        self.min_pivot, self.zero_rtol, self.kkt_rtol = rtols
         self.active = np.zeros(xy.shape, dtype=bool)
         self.signs = np.zeros(xy.shape)
         self.inverse = np.zeros(gram.shape)
@@ -74,6 +75,19 @@ class NumpyHomotopy:
         self.inverse[leaving, :, predictor[leaving]] = 0.0
         return True
 
+    def _check(self, alphas, coefs):
+        curvature = np.diagonal(self.gram, axis1=1, axis2=2)[:, :, None]
+        coefs[np.abs(coefs) * curvature <= self.zero_rtol * alphas] = 0.0
+        correlations = self.xy[:, :, None] - self.gram @ coefs
+        excess = np.where(
+            coefs != 0,
+            np.abs(correlations - np.sign(coefs) * alphas),
+            np.abs(correlations) - alphas,
+        )
+        if not np.all(excess <= self.kkt_rtol * alphas):
+            return Outcome.NOT_OPTIMAL
+        return Outcome.OK
+
     def path(self, alphas, coefs):
         while True:
             folds, columns = np.nonzero(
@@ -84,7 +98,7 @@ class NumpyHomotopy:
             )
             stepping = self.next_alpha > alphas[-1]
             if not stepping.any():
-                return Outcome.OK
+                return self._check(alphas, coefs)
             self.knots_left -= 1
             if self.knots_left < 0:
                 return Outcome.TOO_MANY_KNOTS
@@ -204,20 +218,28 @@ def test_the_problems_fail_and_succeed_both_ways():
     assert leaving >= 50
 
 
-def test_knot_limit_and_collinear_predictors():
+def test_knot_limit_collinear_predictors_and_optimality_check():
     # Two identical predictors: the second to enter has pivot 0.
     rng = np.random.default_rng(0)
     X = rng.standard_normal((40, 3))
     X[:, 2] = X[:, 1]
-    R = np.corrcoef(X, rowvar=False)
+    R = np.corrcoef(X, rowvar=False)[None]
     y = X @ [1.0, 2.0, 2.0]
     xy = (X.T @ y / 40)[None]
     gram = (X.T @ X / 40)[None]
     inverse_norms = 1.0 / np.sqrt(np.diagonal(gram, axis1=1, axis2=2))
     alphas = np.abs(xy).max() * np.logspace(0.0, -3.0, 20)
-    for max_knots, outcome in ((1, Outcome.TOO_MANY_KNOTS), (30, Outcome.COLLINEAR)):
-        kernel = LassoHomotopy(gram, R[None], xy, inverse_norms, max_knots, 1e-8)
-        assert kernel.path(alphas, np.zeros((1, 3, 20))) == outcome
+    for max_knots, kkt_rtol, outcome in (
+        (1, 1e-7, Outcome.TOO_MANY_KNOTS),
+        (30, 1e-7, Outcome.COLLINEAR),
+        # Before the duplicate enters, and held to an impossible tolerance.
+        (30, -10.0, Outcome.NOT_OPTIMAL),
+    ):
+        kernel = LassoHomotopy(
+            gram, R, xy, inverse_norms, max_knots, 1e-8, 1e-10, kkt_rtol
+        )
+        m = 20 if kkt_rtol > 0 else 2
+        assert kernel.path(alphas[:m], np.zeros((1, 3, m))) == outcome
 
 
 def test_adaptive_lasso_fit_is_the_numpy_homotopys(monkeypatch):
