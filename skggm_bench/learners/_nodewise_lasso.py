@@ -309,6 +309,7 @@ def _cv_paths(solver, blocks, node, predictors, grid, stop_ratio):
     chunk = grid.size if predictors.size <= _SMALL_PROBLEM else solver.chunk
     # The held-out rows of every fold: the node's column and the predictors'.
     tests = [(block.X_test[:, [node]], block.X_test[:, predictors]) for block in blocks]
+    n_test = np.array([[len(block.X_test)] for block in blocks])
     paths = []
     for start in range(0, grid.size, chunk):
         stop = min(start + chunk, grid.size)
@@ -316,9 +317,9 @@ def _cv_paths(solver, blocks, node, predictors, grid, stop_ratio):
         paths.append(coefs)
         for fold, (response, design) in enumerate(tests):
             residuals = response - design @ coefs[fold]
-            # The mean squared residual (numpy's mean: the sum, then / n).
-            errors[fold, start:stop] = np.add.reduce(residuals**2, axis=0)
-            errors[fold, start:stop] /= response.shape[0]
+            errors[fold, start:stop] = np.add.reduce(residuals * residuals, axis=0)
+        # The mean squared residuals (numpy's mean: the sum, then / n).
+        errors[:, start:stop] /= n_test
         mean = errors[:, :stop].mean(axis=0)
         if stop_ratio is not None and mean[-1] > stop_ratio * mean.min():
             break
