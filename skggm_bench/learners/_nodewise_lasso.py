@@ -38,7 +38,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from ._cross_validation import select_penalty
-from ._lasso_descent import lasso_gram_path
+from ._lasso_descent import lasso_gram_paths
 from ._lasso_homotopy import LassoHomotopy, Outcome
 
 # 10% above the running minimum is far outside the fold-to-fold noise of a
@@ -107,65 +107,6 @@ class _CenteredBlock:
         )
         self.X_test = None if test is None else Z[test] - mean
 
-    def weighted(self, node, predictors, scale):
-        """Gram matrix, ``X'y`` and ``y'y`` of ``node`` on ``X[:, predictors] * scale``.
-
-        The inputs of ``path``; computed once per node and reused for every chunk.
-        """
-        y = self.X[:, node]
-        return (
-            self.gram[predictors[:, None], predictors] * np.outer(scale, scale),
-            self.gram[predictors, node] * scale,
-            float(np.dot(y, y)),
-        )
-
-    def path(
-        self, node, problem, alphas, tol, max_iter, coef_init=None, sweep_limit=None
-    ):
-        """Lasso path of ``node`` on a ``weighted`` problem (scaled coefficients).
-
-        Coordinate descent warm-started along ``alphas`` from ``coef_init``
-        (zeros by default): :func:`sklearn.linear_model.lasso_path` with the
-        Gram matrix, computed by ``lasso_gram_path`` to the same bits without
-        its per-penalty overhead, and with its ``ConvergenceWarning`` where a
-        penalty runs out of sweeps. With a ``sweep_limit``, the path stops
-        after the first penalty that needs more sweeps. Returns the
-        coefficients, shape (n_predictors, n_solved), and the largest number
-        of sweeps any penalty needed.
-        """
-        gram, xy, y_norm2 = problem
-        w = np.zeros(xy.size) if coef_init is None else np.array(coef_init)
-        coefs = np.empty((alphas.size, xy.size))
-        sweeps = np.empty(alphas.size, dtype=np.intc)
-        gaps = np.empty(alphas.size)
-        converged = np.empty(alphas.size, dtype=np.uint8)
-        # lasso_path's penalties are per sample; the kernel's are on X'X's scale.
-        tol_scaled, n_solved = lasso_gram_path(
-            gram,
-            xy,
-            y_norm2,
-            alphas * self.X.shape[0],
-            w,
-            coefs,
-            sweeps,
-            gaps,
-            converged,
-            max_iter,
-            tol,
-            # No penalty takes more than max_iter sweeps (an infinite limit too).
-            max_iter if sweep_limit is None else int(min(sweep_limit, max_iter)),
-        )
-        for gap in gaps[:n_solved][converged[:n_solved] == 0]:
-            warnings.warn(
-                "Objective did not converge. You might want to increase the "
-                "number of iterations, check the scale of the features or "
-                "consider increasing regularisation. "
-                f"Duality gap: {gap:.6e}, tolerance: {tol_scaled:.3e}",
-                ConvergenceWarning,
-                stacklevel=2,
-            )
-        return coefs[:n_solved].T, int(sweeps[:n_solved].max())
-
 
 class _SlowDescent(Exception):
     """Coordinate descent needs too many sweeps (badly conditioned node)."""
@@ -174,8 +115,12 @@ class _SlowDescent(Exception):
 class _FoldCoordinateDescent:
     """Coordinate-descent paths of one node on all folds, warm starts along the grid.
 
-    With a ``sweep_limit``, ``path`` raises :class:`_SlowDescent` as soon as a
-    penalty needs more sweeps than that.
+    :func:`sklearn.linear_model.lasso_path` with the Gram matrix of each fold's
+    weighted design ``X[:, predictors] * scale``, computed by
+    ``lasso_gram_paths`` to the same bits without its per-penalty overhead (the
+    folds in one call), and with its ``ConvergenceWarning`` where a penalty
+    runs out of sweeps. With a ``sweep_limit``, ``path`` raises
+    :class:`_SlowDescent` as soon as a penalty needs more sweeps than that.
     """
 
     # Penalties between two early-stop checks: each costs a fit per fold, so
@@ -183,14 +128,24 @@ class _FoldCoordinateDescent:
     chunk = 10
 
     def __init__(self, blocks, node, predictors, scales, tol, max_iter, sweep_limit):
-        self.blocks, self.node, self.scales = blocks, node, scales
-        self.tol, self.max_iter = tol, max_iter
-        self.sweep_limit = sweep_limit
-        self.problems = [
-            block.weighted(node, predictors, scale)
-            for block, scale in zip(blocks, scales, strict=True)
-        ]
-        self.warm = [None] * len(blocks)
+        # Each fold's Gram matrix, X'y and y'y: computed once per node and
+        # reused for every chunk.
+        sub = (predictors[:, None], predictors)
+        self.gram = np.stack([block.gram[sub] for block in blocks])
+        self.gram *= scales[:, :, None] * scales[:, None, :]
+        self.xy = np.stack([block.gram[predictors, node] for block in blocks])
+        self.xy *= scales
+        self.y_norm2 = np.array(
+            [np.dot(block.X[:, node], block.X[:, node]) for block in blocks]
+        )
+        # lasso_path's penalties are per sample; the kernel's on X'X's scale.
+        self.n_train = np.array([[block.X.shape[0]] for block in blocks])
+        self.scales, self.tol, self.max_iter = scales, tol, max_iter
+        # No penalty takes more than max_iter sweeps (an infinite limit too).
+        self.sweep_limit = (
+            max_iter if sweep_limit is None else int(min(sweep_limit, max_iter))
+        )
+        self.warm = np.zeros(scales.shape)  # the kernel leaves the last solutions
 
     def path(self, alphas):
         """Coefficients of every fold at ``alphas``, shape (n_folds, n_predictors, m).
@@ -198,22 +153,40 @@ class _FoldCoordinateDescent:
         On the original (unweighted) predictor scale; ``alphas`` continue the
         decreasing sequence of the previous call.
         """
-        coefs = np.empty((len(self.blocks), self.scales.shape[1], alphas.size))
-        for fold, block in enumerate(self.blocks):
-            scaled, sweeps = block.path(
-                self.node,
-                self.problems[fold],
-                alphas,
-                self.tol,
-                self.max_iter,
-                self.warm[fold],
-                self.sweep_limit,
+        n_folds, n_predictors = self.xy.shape
+        coefs = np.empty((n_folds, alphas.size, n_predictors))
+        sweeps = np.empty((n_folds, alphas.size), dtype=np.intc)
+        gaps = np.empty((n_folds, alphas.size))
+        # Penalties past a stop count as converged: they warn of nothing.
+        converged = np.ones((n_folds, alphas.size), dtype=np.uint8)
+        n_solved_folds, n_solved = lasso_gram_paths(
+            self.gram,
+            self.xy,
+            self.y_norm2,
+            alphas * self.n_train,
+            self.warm,
+            coefs,
+            sweeps,
+            gaps,
+            converged,
+            self.max_iter,
+            self.tol,
+            self.sweep_limit,
+        )
+        for fold, penalty in zip(*np.nonzero(converged == 0), strict=True):
+            warnings.warn(
+                "Objective did not converge. You might want to increase the "
+                "number of iterations, check the scale of the features or "
+                "consider increasing regularisation. "
+                f"Duality gap: {gaps[fold, penalty]:.6e}, "
+                f"tolerance: {self.tol * self.y_norm2[fold]:.3e}",
+                ConvergenceWarning,
+                stacklevel=2,
             )
-            if self.sweep_limit is not None and sweeps > self.sweep_limit:
-                raise _SlowDescent
-            self.warm[fold] = scaled[:, -1]
-            coefs[fold] = scaled * self.scales[fold][:, None]
-        return coefs
+        if sweeps[n_solved_folds - 1, n_solved - 1] > self.sweep_limit:
+            raise _SlowDescent
+        # C order, as the products with the held-out rows expect.
+        return np.multiply(coefs.transpose(0, 2, 1), self.scales[:, :, None], order="C")
 
 
 class _HomotopyFailure(Exception):
@@ -372,10 +345,10 @@ def _full_fit(full, node, predictors, scale, alphas, tol, max_iter, exact):
             ]
         except _HomotopyFailure:
             pass
-    coefs, _ = full.path(
-        node, full.weighted(node, predictors, scale), alphas, tol, max_iter
+    descent = _FoldCoordinateDescent(
+        [full], node, predictors, scale[None], tol, max_iter, sweep_limit=None
     )
-    return coefs[:, -1] * scale
+    return descent.path(alphas)[0, :, -1]
 
 
 def nodewise_lasso(
