@@ -87,25 +87,38 @@ def _penalty_grid(
     return alpha_max[:, None] * np.logspace(0.0, np.log10(eps), n_alphas)[None, :]
 
 
-class _CenteredBlock:
-    """A set of rows centred with its own means, its Gram matrix, and held-out rows.
+class _CenteredFolds:
+    """The training rows of some splits, each centred with its own means.
 
-    Also the norms of the columns and their correlation matrix (0 where a
-    column is constant), which every node's homotopy reads a block of.
+    Per split ``f``: ``X[f]`` the centred training rows (Fortran order) and
+    ``X_test[f]`` the held-out rows centred with the same means (None where the
+    split has none). Stacked over the splits: the Gram matrices ``gram``, the
+    norms of the columns ``norms`` and their correlation matrices
+    ``correlation`` (0 where a column is constant), which every node's solvers
+    read a block of, and the numbers of training rows ``n_train``.
     """
 
-    def __init__(
-        self, Z: np.ndarray, train: np.ndarray, test: np.ndarray | None = None
-    ):
-        mean = Z[train].mean(axis=0)
-        self.X = np.asfortranarray(Z[train] - mean)
-        self.gram = self.X.T @ self.X
-        self.norms = np.sqrt(np.diagonal(self.gram))
-        products = self.norms[:, None] * self.norms[None, :]
+    def __init__(self, Z: np.ndarray, splits):
+        self.X, self.X_test = [], []
+        for train, test in splits:
+            mean = Z[train].mean(axis=0)
+            self.X.append(np.asfortranarray(Z[train] - mean))
+            self.X_test.append(None if test is None else Z[test] - mean)
+        self.gram = np.stack([X.T @ X for X in self.X])
+        self.norms = np.sqrt(np.diagonal(self.gram, axis1=1, axis2=2))
+        products = self.norms[:, :, None] * self.norms[:, None, :]
         self.correlation = np.divide(
             self.gram, products, out=np.zeros_like(self.gram), where=products > 0
         )
-        self.X_test = None if test is None else Z[test] - mean
+        self.n_train = np.array([X.shape[0] for X in self.X])
+
+    def __len__(self):
+        return len(self.X)
+
+    @staticmethod
+    def block(stacked, predictors):
+        """The ``predictors`` x ``predictors`` block of every fold, in C order."""
+        return stacked.take(predictors, axis=1).take(predictors, axis=2)
 
 
 class _SlowDescent(Exception):
@@ -127,19 +140,15 @@ class _FoldCoordinateDescent:
     # frequent checks limit the fits wasted past the stop.
     chunk = 10
 
-    def __init__(self, blocks, node, predictors, scales, tol, max_iter, sweep_limit):
+    def __init__(self, folds, node, predictors, scales, tol, max_iter, sweep_limit):
         # Each fold's Gram matrix, X'y and y'y: computed once per node and
         # reused for every chunk.
-        sub = (predictors[:, None], predictors)
-        self.gram = np.stack([block.gram[sub] for block in blocks])
+        self.gram = folds.block(folds.gram, predictors)
         self.gram *= scales[:, :, None] * scales[:, None, :]
-        self.xy = np.stack([block.gram[predictors, node] for block in blocks])
-        self.xy *= scales
-        self.y_norm2 = np.array(
-            [np.dot(block.X[:, node], block.X[:, node]) for block in blocks]
-        )
+        self.xy = folds.gram[:, :, node].take(predictors, axis=1) * scales
+        self.y_norm2 = np.array([np.dot(X[:, node], X[:, node]) for X in folds.X])
         # lasso_path's penalties are per sample; the kernel's on X'X's scale.
-        self.n_train = np.array([[block.X.shape[0]] for block in blocks])
+        self.n_train = folds.n_train[:, None]
         self.scales, self.tol, self.max_iter = scales, tol, max_iter
         # No penalty takes more than max_iter sweeps (an infinite limit too).
         self.sweep_limit = (
@@ -228,15 +237,14 @@ class _FoldHomotopy:
     # test errors) costs as much as several knots, so checks are sparser.
     chunk = 20
 
-    def __init__(self, blocks, node, predictors, scales):
-        n_train = np.array([block.X.shape[0] for block in blocks], dtype=float)
-        sub = (predictors[:, None], predictors)
-        gram = np.stack([block.gram[sub] for block in blocks])
-        correlation = np.stack([block.correlation[sub] for block in blocks])
-        norms = np.stack([block.norms[predictors] for block in blocks])
+    def __init__(self, folds, node, predictors, scales):
+        n_train = folds.n_train.astype(float)
+        gram = folds.block(folds.gram, predictors)
+        correlation = folds.block(folds.correlation, predictors)
+        norms = folds.norms.take(predictors, axis=1)
         gram *= scales[:, :, None] * scales[:, None, :]
         gram /= n_train[:, None, None]
-        xy = np.stack([block.gram[predictors, node] for block in blocks])
+        xy = folds.gram[:, :, node].take(predictors, axis=1)
         xy *= scales / n_train[:, None]
         # Predictors without variance or weight have q_j = 0 and never enter.
         weighted_norms = norms * np.abs(scales) / np.sqrt(n_train[:, None])
@@ -268,7 +276,7 @@ class _FoldHomotopy:
         return coefs * self.scales[:, :, None]
 
 
-def _cv_paths(solver, blocks, node, predictors, grid, stop_ratio):
+def _cv_paths(solver, folds, node, predictors, grid, stop_ratio):
     """Fold test errors and fold coefficient paths of one node along ``grid``.
 
     Returns
@@ -278,11 +286,11 @@ def _cv_paths(solver, blocks, node, predictors, grid, stop_ratio):
     paths : ndarray of shape (n_folds, n_predictors, n_evaluated)
         Coefficients on the original (unweighted) predictor scale.
     """
-    errors = np.full((len(blocks), grid.size), np.nan)
+    errors = np.full((len(folds), grid.size), np.nan)
     chunk = grid.size if predictors.size <= _SMALL_PROBLEM else solver.chunk
     # The held-out rows of every fold: the node's column and the predictors'.
-    tests = [(block.X_test[:, [node]], block.X_test[:, predictors]) for block in blocks]
-    n_test = np.array([[len(block.X_test)] for block in blocks])
+    tests = [(X[:, [node]], X[:, predictors]) for X in folds.X_test]
+    n_test = np.array([[len(X)] for X in folds.X_test])
     paths = []
     for start in range(0, grid.size, chunk):
         stop = min(start + chunk, grid.size)
@@ -299,7 +307,7 @@ def _cv_paths(solver, blocks, node, predictors, grid, stop_ratio):
     return errors, np.concatenate(paths, axis=2)
 
 
-def _node_cv_paths(blocks, node, predictors, scales, grid, tol, max_iter, stop_ratio):
+def _node_cv_paths(folds, node, predictors, scales, grid, tol, max_iter, stop_ratio):
     """``_cv_paths`` of one node, by the faster solver for its size and conditioning.
 
     Small nodes go to the homotopy directly. Larger ones start with coordinate
@@ -308,27 +316,25 @@ def _node_cv_paths(blocks, node, predictors, scales, grid, tol, max_iter, stop_r
     when the homotopy fails (e.g. duplicated predictors). The third value
     returned says whether the homotopy solved the node.
     """
-    attempts = [lambda: _FoldHomotopy(blocks, node, predictors, scales)]
+    attempts = [lambda: _FoldHomotopy(folds, node, predictors, scales)]
     if np.count_nonzero(scales, axis=1).max() > _HOMOTOPY_MAX_PREDICTORS:
         attempts.insert(
             0,
             lambda: _FoldCoordinateDescent(
-                blocks, node, predictors, scales, tol, max_iter, _SWEEP_LIMIT
+                folds, node, predictors, scales, tol, max_iter, _SWEEP_LIMIT
             ),
         )
     for make_solver in attempts:
         try:
             solver = make_solver()
-            errors, paths = _cv_paths(
-                solver, blocks, node, predictors, grid, stop_ratio
-            )
+            errors, paths = _cv_paths(solver, folds, node, predictors, grid, stop_ratio)
         except (_SlowDescent, _HomotopyFailure):
             continue
         return errors, paths, isinstance(solver, _FoldHomotopy)
     solver = _FoldCoordinateDescent(
-        blocks, node, predictors, scales, tol, max_iter, sweep_limit=None
+        folds, node, predictors, scales, tol, max_iter, sweep_limit=None
     )
-    return (*_cv_paths(solver, blocks, node, predictors, grid, stop_ratio), False)
+    return (*_cv_paths(solver, folds, node, predictors, grid, stop_ratio), False)
 
 
 def _full_fit(full, node, predictors, scale, alphas, tol, max_iter, exact):
@@ -340,13 +346,13 @@ def _full_fit(full, node, predictors, scale, alphas, tol, max_iter, exact):
     """
     if exact:
         try:
-            return _FoldHomotopy([full], node, predictors, scale[None]).path(alphas)[
+            return _FoldHomotopy(full, node, predictors, scale[None]).path(alphas)[
                 0, :, -1
             ]
         except _HomotopyFailure:
             pass
     descent = _FoldCoordinateDescent(
-        [full], node, predictors, scale[None], tol, max_iter, sweep_limit=None
+        full, node, predictors, scale[None], tol, max_iter, sweep_limit=None
     )
     return descent.path(alphas)[0, :, -1]
 
@@ -415,18 +421,18 @@ def nodewise_lasso(
     fold_coef = np.zeros((len(folds), n_features, n_features))
     alpha = np.zeros(n_features)
     cv_errors = np.full((n_features, len(folds), n_alphas), np.nan)
-    blocks = [_CenteredBlock(Z, train, test) for train, test in folds]
-    full = _CenteredBlock(Z, np.arange(n_samples))
+    centred = _CenteredFolds(Z, folds)
+    full = _CenteredFolds(Z, [(np.arange(n_samples), None)])
     for node in range(n_features):
         predictors = np.flatnonzero(weights[node] + fold_weights[:, node].sum(axis=0))
         if predictors.size == 0 or grids[node, 0] <= 0:
             # No (weighted) predictor correlates with the node: the fit is
             # the intercept alone at any penalty.
-            for fold, block in enumerate(blocks):
-                cv_errors[node, fold] = np.mean(block.X_test[:, node] ** 2)
+            for fold, X_test in enumerate(centred.X_test):
+                cv_errors[node, fold] = np.mean(X_test[:, node] ** 2)
             continue
         errors, paths, exact = _node_cv_paths(
-            blocks,
+            centred,
             node,
             predictors,
             fold_weights[:, node, predictors],

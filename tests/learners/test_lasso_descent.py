@@ -15,7 +15,7 @@ from sklearn.utils.fixes import parse_version
 
 from skggm_bench.learners._lasso_descent import lasso_gram_path, lasso_gram_paths
 from skggm_bench.learners._nodewise_lasso import (
-    _CenteredBlock,
+    _CenteredFolds,
     _FoldCoordinateDescent,
 )
 
@@ -139,7 +139,7 @@ def test_node_path_warns_where_sweeps_run_out():
     """The node-wise lasso's path raises scikit-learn's ConvergenceWarning once
     per penalty that ``max_iter`` sweeps did not solve, and none otherwise."""
     X, _ = problem(7)
-    blocks = [_CenteredBlock(X, np.arange(X.shape[0]))]
+    blocks = _CenteredFolds(X, [(np.arange(X.shape[0]), None)])
     predictors = np.arange(1, X.shape[1])
     scales = np.ones((1, predictors.size))
     alphas = 0.01 * np.logspace(0.0, -2.0, 5)

@@ -12,7 +12,7 @@ from scipy.linalg import blas
 from skggm_bench.learners import AdaptiveLassoNetwork, _nodewise_lasso
 from skggm_bench.learners._cross_validation import make_folds
 from skggm_bench.learners._lasso_homotopy import LassoHomotopy, Outcome
-from skggm_bench.learners._nodewise_lasso import _CenteredBlock, _FoldHomotopy
+from skggm_bench.learners._nodewise_lasso import _CenteredFolds, _FoldHomotopy
 from skggm_bench.learners._utils import standardize_columns
 
 
@@ -157,7 +157,7 @@ def problem(seed):
         X = np.cumsum(X, axis=1)
     Z, _ = standardize_columns(X)
     folds = make_folds(int(rng.integers(2, 6)), n, seed)
-    blocks = [_CenteredBlock(Z, train, test) for train, test in folds]
+    blocks = _CenteredFolds(Z, folds)
     node = int(rng.integers(p))
     predictors = np.delete(np.arange(p), node)
     if seed % 5 == 0:
@@ -166,9 +166,8 @@ def problem(seed):
         scales = rng.standard_normal((len(folds), p - 1)) ** 2
         scales /= scales.max(axis=1, keepdims=True)
         scales[rng.random(scales.shape) < 0.3] = 0.0
-    top = max(
-        np.abs(scale * block.gram[predictors, node]).max() / block.X.shape[0]
-        for block, scale in zip(blocks, scales, strict=True)
+    top = np.max(
+        np.abs(scales * blocks.gram[:, predictors, node]) / blocks.n_train[:, None]
     )
     return blocks, node, predictors, scales, top * np.logspace(0.0, -3.0, 100)
 
