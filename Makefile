@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 # The compiler is looked for only when the package is (re)built, so that a target
 # run on an installed venv prints nothing about it.
 $(STAMP): pyproject.toml setup.py skggm_bench/learners/_glasso_descent.pyx \
-		skggm_bench/learners/_lasso_descent.pyx skggm_bench/learners/_lasso_homotopy.pyx \
+		skggm_bench/learners/_lasso_descent.pyx skggm_bench/learners/_lasso_paths.pyx \
 		skggm_bench/generators/_completion_sweep.pyx
 	$(find_compiler)
 	$(PYTHON) -m venv $(VENV)
@@ -106,7 +106,7 @@ clean:
 	rm -rf $(VENV) build *.egg-info skggm_bench/learners/_glasso_descent.c \
 		skggm_bench/learners/_glasso_descent.*.so \
 		skggm_bench/learners/_lasso_descent.c skggm_bench/learners/_lasso_descent.*.so \
-		skggm_bench/learners/_lasso_homotopy.c skggm_bench/learners/_lasso_homotopy.*.so \
+		skggm_bench/learners/_lasso_paths.c skggm_bench/learners/_lasso_paths.*.so \
 		skggm_bench/generators/_completion_sweep.c \
 		skggm_bench/generators/_completion_sweep.*.so
 

@@ -26,8 +26,8 @@ extensions = [
         extra_compile_args=["-O3"],
     ),
     Extension(
-        "skggm_bench.learners._lasso_homotopy",
-        ["skggm_bench/learners/_lasso_homotopy.pyx"],
+        "skggm_bench.learners._lasso_paths",
+        ["skggm_bench/learners/_lasso_paths.pyx"],
         # Its arithmetic repeats numpy's operation for operation: no a * b + c
         # fused into one rounding where the target has FMA instructions.
         extra_compile_args=["-O3", "-ffp-contract=off"],

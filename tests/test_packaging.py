@@ -92,7 +92,7 @@ def test_the_wheel_ships_every_compiled_module_and_the_sdist_its_source(built):
     modules = [
         "skggm_bench/learners/_glasso_descent",
         "skggm_bench/learners/_lasso_descent",
-        "skggm_bench/learners/_lasso_homotopy",
+        "skggm_bench/learners/_lasso_paths",
         "skggm_bench/generators/_completion_sweep",
     ]
     with zipfile.ZipFile(wheel) as archive:

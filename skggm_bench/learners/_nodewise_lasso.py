@@ -20,7 +20,7 @@ the grid, computed by the compiled ``_lasso_descent`` to the same bits without
 its Python overhead per penalty. That overhead dominated when a node has few
 predictors, as in the second stage of the adaptive lasso, so such nodes follow
 the exact, piecewise-linear lasso path from knot to knot instead (a homotopy,
-see ``_FoldHomotopy``, its loop compiled in ``_lasso_homotopy``), whose cost
+see ``_FoldHomotopy``, its loop compiled in ``_lasso_paths``), whose cost
 grows with the number of knots, about one or two per predictor, not with the
 number of penalties (the threshold below was measured against ``lasso_path``;
 moving it would change results at the tolerance's level, so it stays). The
@@ -39,7 +39,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ._cross_validation import select_penalty
 from ._lasso_descent import lasso_gram_paths
-from ._lasso_homotopy import LassoHomotopy, Outcome
+from ._lasso_paths import LassoHomotopy, Outcome, held_out_errors
 
 # 10% above the running minimum is far outside the fold-to-fold noise of a
 # 5-fold CV average near its minimum (typically 1-3% at n=200) and well
@@ -92,7 +92,8 @@ class _CenteredFolds:
 
     Per split ``f``: ``X[f]`` the centred training rows (Fortran order) and
     ``X_test[f]`` the held-out rows centred with the same means (None where the
-    split has none). Stacked over the splits: the Gram matrices ``gram``, the
+    split has none), also one after the other in ``held_out`` from row
+    ``offsets[f]``. Stacked over the splits: the Gram matrices ``gram``, the
     norms of the columns ``norms`` and their correlation matrices
     ``correlation`` (0 where a column is constant), which every node's solvers
     read a block of, and the numbers of training rows ``n_train``.
@@ -111,6 +112,9 @@ class _CenteredFolds:
             self.gram, products, out=np.zeros_like(self.gram), where=products > 0
         )
         self.n_train = np.array([X.shape[0] for X in self.X])
+        if all(X is not None for X in self.X_test):
+            self.held_out = np.concatenate(self.X_test)
+            self.offsets = np.cumsum([0] + [len(X) for X in self.X_test])
 
     def __len__(self):
         return len(self.X)
@@ -222,7 +226,7 @@ class _FoldHomotopy:
     is the largest ``alpha`` below the current one at which some ``|c_j|``
     reaches ``alpha`` (``j`` enters with the sign of ``c_j``) or some active
     coefficient reaches 0 (it leaves). All folds step to their own next knot
-    together, in the compiled loop of ``_lasso_homotopy.LassoHomotopy``, which
+    together, in the compiled loop of ``_lasso_paths.LassoHomotopy``, which
     also checks the solutions' optimality conditions; this class sets up its
     problems.
 
@@ -288,19 +292,19 @@ def _cv_paths(solver, folds, node, predictors, grid, stop_ratio):
     """
     errors = np.full((len(folds), grid.size), np.nan)
     chunk = grid.size if predictors.size <= _SMALL_PROBLEM else solver.chunk
-    # The held-out rows of every fold: the node's column and the predictors'.
-    tests = [(X[:, [node]], X[:, predictors]) for X in folds.X_test]
-    n_test = np.array([[len(X)] for X in folds.X_test])
     paths = []
     for start in range(0, grid.size, chunk):
         stop = min(start + chunk, grid.size)
         coefs = solver.path(grid[start:stop])
         paths.append(coefs)
-        for fold, (response, design) in enumerate(tests):
-            residuals = response - design @ coefs[fold]
-            errors[fold, start:stop] = np.add.reduce(residuals * residuals, axis=0)
-        # The mean squared residuals (numpy's mean: the sum, then / n).
-        errors[:, start:stop] /= n_test
+        held_out_errors(
+            folds.held_out,
+            folds.offsets,
+            node,
+            predictors,
+            coefs,
+            errors[:, start:stop],
+        )
         mean = errors[:, :stop].mean(axis=0)
         if stop_ratio is not None and mean[-1] > stop_ratio * mean.min():
             break

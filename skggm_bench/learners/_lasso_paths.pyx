@@ -1,6 +1,10 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 # cython: initializedcheck=False
-"""The lasso homotopy's knot-to-knot loop, on every fold of a node at once.
+"""The node-wise lasso's paths, compiled: the homotopy's loop and the CV errors.
+
+``LassoHomotopy``: the lasso homotopy's knot-to-knot loop, on every fold of a
+node at once. ``held_out_errors``: the mean squared errors of a chunk of any
+solver's paths on every fold's held-out rows.
 
 ``_FoldHomotopy`` in ``_nodewise_lasso.py`` sets up the problems (the weighted
 Gram matrices ``G`` scaled by the number of samples, ``q = X'y`` likewise, the
@@ -9,18 +13,19 @@ piecewise-linear paths between the knots, where the numpy version spent about
 30 small array operations per knot, most of the adaptive lasso's time, and
 checks the solutions' optimality conditions.
 
-It performs the numpy version's arithmetic operation for operation: the matrix
-products are the BLAS calls that numpy's ``matmul`` makes on these C-ordered
-arrays (``dgemm`` for a matrix times the two columns ``[q, s]`` or ``[u, v]``,
-``dgemv`` for a matrix times a vector), through ``scipy.linalg.cython_blas``, and
-the one sum is numpy's pairwise summation, so that the paths are the same to
+Both perform the numpy version's arithmetic operation for operation: the
+matrix products are the BLAS calls that numpy's ``matmul`` makes on these
+C-ordered arrays (``dgemm`` for a matrix times a matrix, e.g. the two columns
+``[q, s]`` or ``[u, v]``, ``dgemv`` for a matrix times a vector), through
+``scipy.linalg.cython_blas``, and the sums are numpy's (pairwise along a
+contiguous axis, else in order), so that the paths and errors are the same to
 the last bit where numpy's and scipy's BLAS compute alike (the same OpenBLAS
 kernels). Folds that do not step at a knot are left as they are, where numpy
 recomputed them to the same values.
 """
 
-from libc.math cimport fabs, isnan
-from scipy.linalg.cython_blas cimport dgemm, dgemv
+from libc.math cimport NAN, fabs, isnan
+from scipy.linalg.cython_blas cimport ddot, dgemm, dgemv
 
 import numpy as np
 
@@ -343,3 +348,94 @@ cdef class LassoHomotopy:
                     if not excess <= self.kkt_rtol * alphas[c]:  # also on NaN
                         return False
         return True
+
+
+def held_out_errors(
+    const double[:, ::1] X_test,
+    const Py_ssize_t[::1] offsets,
+    Py_ssize_t node,
+    const Py_ssize_t[::1] predictors,
+    const double[:, :, ::1] coefs,
+    double[:, :] errors,
+):
+    """Mean squared errors of ``node``'s paths on every fold's held-out rows.
+
+    As numpy computes ``np.mean((y - X[:, predictors] @ coefs[f]) ** 2, axis=0)``
+    with ``X`` and ``y`` the held-out rows of fold ``f`` (``X_test[offsets[f]:
+    offsets[f + 1]]``, centred with that fold's training means, and their
+    column ``node``).
+
+    Parameters
+    ----------
+    X_test : ndarray of shape (n_held_out, n_features), C order
+        The held-out rows of all folds, one fold after the other.
+    offsets : ndarray of shape (n_folds + 1,), intp
+        Where each fold's rows start in ``X_test``; the last entry ends them.
+    node : int
+        The column regressed.
+    predictors : ndarray of shape (n_predictors,), intp
+        Its predictors.
+    coefs : ndarray of shape (n_folds, n_predictors, n_alphas), C order
+        The coefficients of each fold along a chunk of the path.
+    errors : ndarray of shape (n_folds, n_alphas)
+        Out: the mean squared errors.
+    """
+    cdef int m = coefs.shape[2], n_predictors = predictors.shape[0], unit = 1
+    cdef int n_rows
+    cdef double one = 1.0, zero = 0.0
+    cdef char no = b"N", transpose = b"T"
+    cdef Py_ssize_t largest = 0, fold, start, row, i, c
+    cdef double residual, total
+    for fold in range(offsets.shape[0] - 1):
+        largest = max(largest, offsets[fold + 1] - offsets[fold])
+    # X[:, predictors] as numpy lays it out: column after column (Fortran order).
+    cdef double[::1] design = np.empty(largest * n_predictors + 1)
+    cdef double[:, ::1] product = np.empty((largest + 1, m))
+    cdef double[::1] squares = np.empty(largest + 1)
+    with nogil:
+        for fold in range(offsets.shape[0] - 1):
+            start, n_rows = offsets[fold], offsets[fold + 1] - offsets[fold]
+            if n_rows == 0:  # the mean of nothing
+                for c in range(m):
+                    errors[fold, c] = NAN
+                continue
+            for i in range(n_predictors):
+                for row in range(n_rows):
+                    design[i * n_rows + row] = X_test[start + row, predictors[i]]
+            # design @ coefs[fold], by the call numpy's matmul makes for these
+            # shapes and layouts: one rounded product per entry with one
+            # predictor, a dot product for one row and one penalty, a
+            # matrix-vector product (either way round) for one of them, else a
+            # matrix product.
+            if n_predictors == 1:
+                for row in range(n_rows):
+                    for c in range(m):
+                        product[row, c] = design[row] * coefs[fold, 0, c]
+            elif n_rows == 1 and m == 1:
+                product[0, 0] = ddot(&n_predictors, &design[0], &unit,
+                                     <double*> &coefs[fold, 0, 0], &unit)
+            elif n_rows == 1:
+                dgemv(&no, &m, &n_predictors, &one, <double*> &coefs[fold, 0, 0],
+                      &m, &design[0], &unit, &zero, &product[0, 0], &unit)
+            elif m == 1:
+                dgemv(&no, &n_rows, &n_predictors, &one, &design[0], &n_rows,
+                      <double*> &coefs[fold, 0, 0], &unit, &zero, &product[0, 0],
+                      &unit)
+            else:
+                dgemm(&no, &transpose, &m, &n_rows, &n_predictors, &one,
+                      <double*> &coefs[fold, 0, 0], &m, &design[0], &n_rows,
+                      &zero, &product[0, 0], &m)
+            # The sum over rows: numpy's pairwise sum down a single column, in
+            # row order across several.
+            for c in range(m):
+                if m == 1:
+                    for row in range(n_rows):
+                        residual = X_test[start + row, node] - product[row, 0]
+                        squares[row] = residual * residual
+                    total = 0.0 + _pairwise_sum(&squares[0], n_rows)
+                else:
+                    total = 0.0
+                    for row in range(n_rows):
+                        residual = X_test[start + row, node] - product[row, c]
+                        total = total + residual * residual
+                errors[fold, c] = total / n_rows

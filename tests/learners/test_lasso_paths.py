@@ -1,17 +1,20 @@
-"""The compiled loop of the node-wise lasso's homotopy
-(``skggm_bench.learners._lasso_homotopy``) against the numpy computation it
-replaced, kept here as the reference: the same paths to the last bit, and the
-same failures, on many problems (independent, strongly correlated and
-duplicated predictors; adaptive weights with excluded predictors; paths asked
-for in chunks; more than 128 predictors, where numpy's pairwise sum splits)."""
+"""The compiled parts of the node-wise lasso's paths
+(``skggm_bench.learners._lasso_paths``) against the numpy computations they
+replaced, kept here as the references. The homotopy's loop: the same paths to
+the last bit, and the same failures, on many problems (independent, strongly
+correlated and duplicated predictors; adaptive weights with excluded
+predictors; paths asked for in chunks; more than 128 predictors, where numpy's
+pairwise sum splits). The CV errors: the same bits for every shape numpy
+treats apart (one held-out row, one predictor, one penalty)."""
 
 import numpy as np
 import pytest
 from scipy.linalg import blas
+from threadpoolctl import threadpool_info
 
 from skggm_bench.learners import AdaptiveLassoNetwork, _nodewise_lasso
 from skggm_bench.learners._cross_validation import make_folds
-from skggm_bench.learners._lasso_homotopy import LassoHomotopy, Outcome
+from skggm_bench.learners._lasso_paths import LassoHomotopy, Outcome, held_out_errors
 from skggm_bench.learners._nodewise_lasso import _CenteredFolds, _FoldHomotopy
 from skggm_bench.learners._utils import standardize_columns
 
@@ -120,7 +123,7 @@ def numpy_blas_is_scipy_blas():
     rng = np.random.default_rng(0)
     for size in (1, 2, 7, 9, 31, 64):
         A, B, x = rng.standard_normal((3, size, size))
-        B = B[:, :2]
+        B, x = B[:, :2], x[0]
         # C-order products: BLAS's column-major products of the transposes.
         if not (
             np.array_equal(A @ B, blas.dgemm(1.0, B.T, A.T).T)
@@ -131,6 +134,15 @@ def numpy_blas_is_scipy_blas():
 
 
 SAME_BLAS = numpy_blas_is_scipy_blas()
+
+
+def test_the_comparisons_are_bitwise_with_the_wheels_openblas():
+    """numpy's and scipy's wheels each bring an OpenBLAS: on one architecture
+    they compute alike, and the comparisons here are to the last bit."""
+    openblas = [i for i in threadpool_info() if i["internal_api"] == "openblas"]
+    if len(openblas) < 2 or len({i["architecture"] for i in openblas}) > 1:
+        pytest.skip("numpy and scipy do not both use OpenBLAS on one architecture")
+    assert SAME_BLAS
 
 
 def assert_same(result, expected):
@@ -252,3 +264,36 @@ def test_adaptive_lasso_fit_is_the_numpy_homotopys(monkeypatch):
     assert_same(compiled.coef_, reference.coef_)
     assert_same(compiled.cv_errors_, reference.cv_errors_)
     np.testing.assert_array_equal(compiled.alpha_, reference.alpha_)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_same_held_out_errors_as_numpy(seed):
+    rng = np.random.default_rng(seed)
+    n_folds = int(rng.integers(3, 7))
+    # Every fifth problem has one held-out row per fold.
+    n_samples = n_folds if seed % 5 == 0 else int(rng.integers(n_folds, 200))
+    p = int(rng.integers(2, 60))
+    # Rows and columns over decades: residuals whose squares sum differently in
+    # another order.
+    Z = rng.standard_normal((n_samples, p)) * 10.0 ** rng.uniform(-3, 3, p)
+    Z *= 10.0 ** rng.uniform(-3, 3, (n_samples, 1))
+    folds = _CenteredFolds(Z, make_folds(n_folds, n_samples, seed))
+    node = int(rng.integers(p))
+    predictors = np.delete(np.arange(p), node)
+    if seed % 4 == 1:
+        predictors = predictors[:1]
+    elif seed % 4 == 2:
+        predictors = np.sort(rng.choice(predictors, int(rng.integers(1, p)), False))
+    m = (1, 2, 10, 100)[seed % 4]
+    coefs = rng.standard_normal((n_folds, predictors.size, m))
+    coefs[rng.random(coefs.shape) < 0.3] = 0.0
+    errors = np.full((n_folds, 120), np.nan)
+    held_out_errors(
+        folds.held_out, folds.offsets, node, predictors, coefs, errors[:, 7 : 7 + m]
+    )
+    expected = [
+        np.mean((X[:, [node]] - X[:, predictors] @ coefs[fold]) ** 2, axis=0)
+        for fold, X in enumerate(folds.X_test)
+    ]
+    assert_same(errors[:, 7 : 7 + m], np.array(expected))
+    assert np.isnan(errors[:, :7]).all() and np.isnan(errors[:, 7 + m :]).all()
