@@ -14,14 +14,14 @@ piecewise-linear paths between the knots, where the numpy version spent about
 checks the solutions' optimality conditions.
 
 Both perform the numpy version's arithmetic operation for operation: the
-matrix products are the BLAS calls that numpy's ``matmul`` makes on these
-C-ordered arrays (``dgemm`` for a matrix times a matrix, e.g. the two columns
-``[q, s]`` or ``[u, v]``, ``dgemv`` for a matrix times a vector), through
-``scipy.linalg.cython_blas``, and the sums are numpy's (pairwise along a
-contiguous axis, else in order), so that the paths and errors are the same to
-the last bit where numpy's and scipy's BLAS compute alike (the same OpenBLAS
-kernels). Folds that do not step at a knot are left as they are, where numpy
-recomputed them to the same values.
+matrix products are the BLAS calls that numpy's ``matmul`` makes for those
+shapes and memory layouts (``dgemm`` for a matrix times a matrix, e.g. the two
+columns ``[q, s]`` or ``[u, v]``, ``dgemv`` for a matrix times a vector,
+``ddot`` for two vectors), through ``scipy.linalg.cython_blas``, and the sums
+are numpy's (pairwise along a contiguous axis, else in order), so that the
+paths and errors are the same to the last bit where numpy's and scipy's BLAS
+compute alike (the same OpenBLAS kernels). Folds that do not step at a knot
+are left as they are, where numpy recomputed them to the same values.
 """
 
 from libc.math cimport NAN, fabs, isnan
