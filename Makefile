@@ -107,6 +107,7 @@ clean:
 		skggm_bench/learners/_active_set_kernel.c \
 		skggm_bench/learners/_active_set_kernel.*.so \
 		skggm_bench/learners/_clime_simplex.c skggm_bench/learners/_clime_simplex.*.so \
+		skggm_bench/learners/_lasso_paths.c skggm_bench/learners/_lasso_paths.*.so \
 		skggm_bench/generators/_completion_sweep.c \
 		skggm_bench/generators/_completion_sweep.*.so
 

@@ -1,5 +1,6 @@
 """The compiled part of skggm-bench: the graphical lasso's and the lasso's descent
-kernels, CLIME's parametric simplex and the covariance completion's iteration.
+kernels, the active-set lasso's iteration, the lasso homotopy's loop, CLIME's
+parametric simplex and the covariance completion's iteration.
 
 Everything else is declared in pyproject.toml; setuptools needs this file only
 for the Cython extensions (see docs/architecture.md for why setuptools and not
@@ -35,6 +36,13 @@ extensions = [
         ["skggm_bench/learners/_clime_simplex.pyx"],
         # No fused multiply-adds (where CFLAGS allow them): the roundings of
         # the numpy version it replaced, so the same pivots.
+        extra_compile_args=["-O3", "-ffp-contract=off"],
+    ),
+    Extension(
+        "skggm_bench.learners._lasso_paths",
+        ["skggm_bench/learners/_lasso_paths.pyx"],
+        # Its arithmetic repeats numpy's operation for operation: no a * b + c
+        # fused into one rounding where the target has FMA instructions.
         extra_compile_args=["-O3", "-ffp-contract=off"],
     ),
 ]

@@ -94,6 +94,7 @@ def test_the_wheel_ships_every_compiled_module_and_the_sdist_its_source(built):
         "skggm_bench/learners/_lasso_descent",
         "skggm_bench/learners/_active_set_kernel",
         "skggm_bench/learners/_clime_simplex",
+        "skggm_bench/learners/_lasso_paths",
         "skggm_bench/generators/_completion_sweep",
     ]
     with zipfile.ZipFile(wheel) as archive:

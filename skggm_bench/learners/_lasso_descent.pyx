@@ -1,6 +1,9 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 # cython: initializedcheck=False
-"""Coordinate descent for the lasso on a Gram matrix: a warm-started path per call.
+"""Coordinate descent for the lasso on a Gram matrix: warm-started paths.
+
+``lasso_gram_path`` follows one problem's path per call, ``lasso_gram_paths``
+those of several problems of one size (the CV folds of a node) in one call.
 
 Minimises ``1/2 w'Qw - q'w + alpha |w|_1`` (``Q = X'X``, ``q = X'y``: the lasso
 times the number of samples) at each penalty of a decreasing sequence, each
@@ -11,7 +14,8 @@ operation for operation, on the same BLAS calls, so that the coefficients are
 the same to the last bit. What this saves is the Python around every penalty:
 ``lasso_path``'s set-up and scikit-learn's per-call conversions cost more than
 the descent itself on the node-wise lasso's problems (at most a few dozen
-predictors, a few sweeps per penalty on a warm start).
+predictors, a few sweeps per penalty on a warm start); a call per fold still
+cost about a tenth of the descent, hence the call for all folds.
 
 Each solve: ``Qw`` computed afresh, the duality gap checked before the first
 sweep (a warm start may already be optimal), predictors that the gap safe rule
@@ -118,6 +122,94 @@ cdef inline double _sign(double x) noexcept nogil:
     return -1.0
 
 
+cdef Py_ssize_t _solve_path(
+    const double[:, ::1] Q,
+    const double[::1] q,
+    double y_norm2,
+    const double[::1] penalties,
+    double[::1] w,
+    double[:, ::1] coefs,
+    int[::1] sweeps,
+    double[::1] gaps,
+    unsigned char[::1] converged,
+    unsigned int max_iter,
+    double tol,
+    unsigned int sweep_limit,
+    double[::1] Qw,
+    double[::1] XtA,
+    int[::1] active,
+    unsigned char[::1] excluded,
+) noexcept nogil:
+    """``lasso_gram_path`` on work arrays of the problem's size; returns ``n_solved``."""
+    cdef int n = Q.shape[0]
+    cdef int one = 1
+    cdef double unit = 1.0
+    cdef double zero = 0.0
+    cdef char transpose = b"T"
+    cdef Py_ssize_t k, position
+    cdef int j, n_active
+    cdef unsigned int n_iter
+    cdef double alpha, gap, dual_norm, previous, correlation, step
+    cdef double move, largest_move, largest_coef
+    cdef double tol_scaled = tol * y_norm2
+    for k in range(penalties.shape[0]):
+        alpha = penalties[k]
+        # Qw = Q w (Q symmetric, C order: BLAS's transposed product on it).
+        dgemv(&transpose, &n, &n, &unit, <double*> &Q[0, 0], &n, &w[0], &one,
+              &zero, &Qw[0], &one)
+        sweeps[k] = 0
+        converged[k] = 1
+        gap = _gap(n, &w[0], alpha, &Qw[0], &q[0], y_norm2, &XtA[0], &dual_norm)
+        if 0 <= gap <= tol_scaled:
+            # Only a gap >= 0 counts: a singular Q can make it negative.
+            gaps[k] = gap
+            coefs[k, :] = w
+            continue
+        n_active = _screen(n, Q, w, Qw, XtA, alpha, gap, dual_norm, excluded,
+                           active, True)
+        n_iter = 0
+        for n_iter in range(max_iter):
+            largest_coef = 0.0
+            largest_move = 0.0
+            for position in range(n_active):
+                j = active[position]
+                if Q[j, j] == 0.0:
+                    continue
+                previous = w[j]
+                # X_j'(y - Xw + X_j w_j): the correlation without j.
+                correlation = q[j] - Qw[j] + previous * Q[j, j]
+                # Soft threshold of the correlation, scaled by Q_jj.
+                w[j] = _sign(correlation) * (
+                    fabs(correlation) - alpha if fabs(correlation) - alpha > 0
+                    else 0
+                ) / Q[j, j]
+                if w[j] != previous:
+                    step = w[j] - previous
+                    daxpy(&n, &step, <double*> &Q[j, 0], &one, &Qw[0], &one)
+                move = fabs(w[j] - previous)
+                if move > largest_move:
+                    largest_move = move
+                if fabs(w[j]) > largest_coef:
+                    largest_coef = fabs(w[j])
+            if (largest_coef == 0.0 or largest_move / largest_coef <= tol
+                    or n_iter == max_iter - 1):
+                gap = _gap(n, &w[0], alpha, &Qw[0], &q[0], y_norm2, &XtA[0],
+                           &dual_norm)
+                if gap <= tol_scaled:
+                    gaps[k] = gap
+                    break
+                n_active = _screen(n, Q, w, Qw, XtA, alpha, gap, dual_norm,
+                                   excluded, active, False)
+        else:
+            gaps[k] = gap
+            converged[k] = 0
+        sweeps[k] = n_iter + 1
+        coefs[k, :] = w
+        if <unsigned int> sweeps[k] > sweep_limit:
+            return k + 1
+    return penalties.shape[0]
+
+
 def lasso_gram_path(
     const double[:, ::1] Q,
     const double[::1] q,
@@ -161,77 +253,61 @@ def lasso_gram_path(
         The number of penalties solved (the first ones): all of them unless
         one needed more than ``sweep_limit`` sweeps, which is the last.
     """
-    cdef int n = Q.shape[0]
-    cdef int one = 1
-    cdef double unit = 1.0
-    cdef double zero = 0.0
-    cdef char transpose = b"T"
-    cdef Py_ssize_t k, position
-    cdef int j, n_active
-    cdef unsigned int n_iter
-    cdef double alpha, gap, dual_norm, previous, correlation, step
-    cdef double move, largest_move, largest_coef
-    cdef double tol_scaled = tol * y_norm2
-    cdef Py_ssize_t n_solved = penalties.shape[0]
-    cdef double[::1] Qw = w.copy()
-    cdef double[::1] XtA = w.copy()
+    cdef Py_ssize_t n = Q.shape[0], n_solved
+    cdef double[::1] Qw = np.zeros(n)
+    cdef double[::1] XtA = np.zeros(n)
     cdef int[::1] active = np.empty(n, dtype=np.intc)
     cdef unsigned char[::1] excluded = np.empty(n, dtype=np.uint8)
     with nogil:
-        for k in range(penalties.shape[0]):
-            alpha = penalties[k]
-            # Qw = Q w (Q symmetric, C order: BLAS's transposed product on it).
-            dgemv(&transpose, &n, &n, &unit, <double*> &Q[0, 0], &n, &w[0], &one,
-                  &zero, &Qw[0], &one)
-            sweeps[k] = 0
-            converged[k] = 1
-            gap = _gap(n, &w[0], alpha, &Qw[0], &q[0], y_norm2, &XtA[0], &dual_norm)
-            if 0 <= gap <= tol_scaled:
-                # Only a gap >= 0 counts: a singular Q can make it negative.
-                gaps[k] = gap
-                coefs[k, :] = w
-                continue
-            n_active = _screen(n, Q, w, Qw, XtA, alpha, gap, dual_norm, excluded,
-                               active, True)
-            n_iter = 0
-            for n_iter in range(max_iter):
-                largest_coef = 0.0
-                largest_move = 0.0
-                for position in range(n_active):
-                    j = active[position]
-                    if Q[j, j] == 0.0:
-                        continue
-                    previous = w[j]
-                    # X_j'(y - Xw + X_j w_j): the correlation without j.
-                    correlation = q[j] - Qw[j] + previous * Q[j, j]
-                    # Soft threshold of the correlation, scaled by Q_jj.
-                    w[j] = _sign(correlation) * (
-                        fabs(correlation) - alpha if fabs(correlation) - alpha > 0
-                        else 0
-                    ) / Q[j, j]
-                    if w[j] != previous:
-                        step = w[j] - previous
-                        daxpy(&n, &step, <double*> &Q[j, 0], &one, &Qw[0], &one)
-                    move = fabs(w[j] - previous)
-                    if move > largest_move:
-                        largest_move = move
-                    if fabs(w[j]) > largest_coef:
-                        largest_coef = fabs(w[j])
-                if (largest_coef == 0.0 or largest_move / largest_coef <= tol
-                        or n_iter == max_iter - 1):
-                    gap = _gap(n, &w[0], alpha, &Qw[0], &q[0], y_norm2, &XtA[0],
-                               &dual_norm)
-                    if gap <= tol_scaled:
-                        gaps[k] = gap
-                        break
-                    n_active = _screen(n, Q, w, Qw, XtA, alpha, gap, dual_norm,
-                                       excluded, active, False)
-            else:
-                gaps[k] = gap
-                converged[k] = 0
-            sweeps[k] = n_iter + 1
-            coefs[k, :] = w
-            if <unsigned int> sweeps[k] > sweep_limit:
-                n_solved = k + 1
+        n_solved = _solve_path(Q, q, y_norm2, penalties, w, coefs, sweeps, gaps,
+                               converged, max_iter, tol, sweep_limit, Qw, XtA,
+                               active, excluded)
+    return tol * y_norm2, n_solved
+
+
+def lasso_gram_paths(
+    const double[:, :, ::1] Q,
+    const double[:, ::1] q,
+    const double[::1] y_norm2,
+    const double[:, ::1] penalties,
+    double[:, ::1] w,
+    double[:, :, ::1] coefs,
+    int[:, ::1] sweeps,
+    double[:, ::1] gaps,
+    unsigned char[:, ::1] converged,
+    unsigned int max_iter,
+    double tol,
+    unsigned int sweep_limit,
+):
+    """``lasso_gram_path`` on several problems of one size in turn (the CV folds
+    of a node), each on its own penalties; one call instead of one per problem.
+
+    The arguments are those of ``lasso_gram_path`` stacked along a first axis
+    of one entry per problem. Stops after the first problem whose path stops
+    at a penalty that needs more than ``sweep_limit`` sweeps.
+
+    Returns
+    -------
+    n_problems : int
+        The number of problems solved (the first ones).
+    n_solved : int
+        The number of penalties solved in the last of them.
+    """
+    cdef Py_ssize_t n = Q.shape[1], problem, n_solved = 0
+    cdef Py_ssize_t n_problems = Q.shape[0]
+    cdef double[::1] Qw = np.zeros(n)
+    cdef double[::1] XtA = np.zeros(n)
+    cdef int[::1] active = np.empty(n, dtype=np.intc)
+    cdef unsigned char[::1] excluded = np.empty(n, dtype=np.uint8)
+    with nogil:
+        for problem in range(Q.shape[0]):
+            n_solved = _solve_path(
+                Q[problem], q[problem], y_norm2[problem], penalties[problem],
+                w[problem], coefs[problem], sweeps[problem], gaps[problem],
+                converged[problem], max_iter, tol, sweep_limit, Qw, XtA, active,
+                excluded,
+            )
+            if <unsigned int> sweeps[problem, n_solved - 1] > sweep_limit:
+                n_problems = problem + 1
                 break
-    return tol_scaled, n_solved
+    return n_problems, n_solved

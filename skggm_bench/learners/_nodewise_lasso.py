@@ -20,16 +20,16 @@ the grid, computed by the compiled ``_lasso_descent`` to the same bits without
 its Python overhead per penalty. That overhead dominated when a node has few
 predictors, as in the second stage of the adaptive lasso, so such nodes follow
 the exact, piecewise-linear lasso path from knot to knot instead (a homotopy,
-see ``_FoldHomotopy``), whose cost grows with the number of knots, about one or
-two per predictor, not with the number of penalties (the threshold below was
-measured against ``lasso_path``; moving it would change results at the
-tolerance's level, so it stays). The homotopy's solutions are
-exact where coordinate descent stops at its duality-gap tolerance, so the CV
-errors of the two agree to that tolerance. Coordinate descent also slows down
-badly on strongly correlated predictors, where the homotopy does not: a larger
-node starts with coordinate descent and moves to the homotopy when one penalty
-needs more than ``_SWEEP_LIMIT`` sweeps. The final fit of a node on all samples
-uses the solver its CV paths used.
+see ``_FoldHomotopy``, its loop compiled in ``_lasso_paths``), whose cost
+grows with the number of knots, about one or two per predictor, not with the
+number of penalties (the threshold below was measured against ``lasso_path``;
+moving it would change results at the tolerance's level, so it stays). The
+homotopy's solutions are exact where coordinate descent stops at its
+duality-gap tolerance, so the CV errors of the two agree to that tolerance.
+Coordinate descent also slows down badly on strongly correlated predictors,
+where the homotopy does not: a larger node starts with coordinate descent and
+moves to the homotopy when one penalty needs more than ``_SWEEP_LIMIT`` sweeps.
+The final fit of a node on all samples uses the solver its CV paths used.
 """
 
 import warnings
@@ -38,7 +38,8 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from ._cross_validation import select_penalty
-from ._lasso_descent import lasso_gram_path
+from ._lasso_descent import lasso_gram_paths
+from ._lasso_paths import LassoHomotopy, Outcome, held_out_errors
 
 # 10% above the running minimum is far outside the fold-to-fold noise of a
 # 5-fold CV average near its minimum (typically 1-3% at n=200) and well
@@ -86,75 +87,42 @@ def _penalty_grid(
     return alpha_max[:, None] * np.logspace(0.0, np.log10(eps), n_alphas)[None, :]
 
 
-class _CenteredBlock:
-    """A set of rows centred with its own means, its Gram matrix, and held-out rows."""
+class _CenteredFolds:
+    """The training rows of some splits, each centred with its own means.
 
-    def __init__(
-        self, Z: np.ndarray, train: np.ndarray, test: np.ndarray | None = None
-    ):
-        mean = Z[train].mean(axis=0)
-        self.X = np.asfortranarray(Z[train] - mean)
-        self.gram = self.X.T @ self.X
-        self.X_test = None if test is None else Z[test] - mean
+    Per split ``f``: ``X[f]`` the centred training rows (Fortran order) and
+    ``X_test[f]`` the held-out rows centred with the same means (None where the
+    split has none), also one after the other in ``held_out`` from row
+    ``offsets[f]``. Stacked over the splits: the Gram matrices ``gram``, the
+    norms of the columns ``norms`` and their correlation matrices
+    ``correlation`` (0 where a column is constant), which every node's solvers
+    read a block of, and the numbers of training rows ``n_train``.
+    """
 
-    def weighted(self, node, predictors, scale):
-        """Gram matrix, ``X'y`` and ``y'y`` of ``node`` on ``X[:, predictors] * scale``.
-
-        The inputs of ``path``; computed once per node and reused for every chunk.
-        """
-        y = self.X[:, node]
-        return (
-            self.gram[np.ix_(predictors, predictors)] * np.outer(scale, scale),
-            self.gram[predictors, node] * scale,
-            float(np.dot(y, y)),
+    def __init__(self, Z: np.ndarray, splits):
+        self.X, self.X_test = [], []
+        for train, test in splits:
+            mean = Z[train].mean(axis=0)
+            self.X.append(np.asfortranarray(Z[train] - mean))
+            self.X_test.append(None if test is None else Z[test] - mean)
+        self.gram = np.stack([X.T @ X for X in self.X])
+        self.norms = np.sqrt(np.diagonal(self.gram, axis1=1, axis2=2))
+        products = self.norms[:, :, None] * self.norms[:, None, :]
+        self.correlation = np.divide(
+            self.gram, products, out=np.zeros_like(self.gram), where=products > 0
         )
+        self.n_train = np.array([X.shape[0] for X in self.X])
+        if all(X is not None for X in self.X_test):
+            self.held_out = np.concatenate(self.X_test)
+            self.offsets = np.cumsum([0] + [len(X) for X in self.X_test])
 
-    def path(
-        self, node, problem, alphas, tol, max_iter, coef_init=None, sweep_limit=None
-    ):
-        """Lasso path of ``node`` on a ``weighted`` problem (scaled coefficients).
+    def __len__(self):
+        return len(self.X)
 
-        Coordinate descent warm-started along ``alphas`` from ``coef_init``
-        (zeros by default): :func:`sklearn.linear_model.lasso_path` with the
-        Gram matrix, computed by ``lasso_gram_path`` to the same bits without
-        its per-penalty overhead, and with its ``ConvergenceWarning`` where a
-        penalty runs out of sweeps. With a ``sweep_limit``, the path stops
-        after the first penalty that needs more sweeps. Returns the
-        coefficients, shape (n_predictors, n_solved), and the largest number
-        of sweeps any penalty needed.
-        """
-        gram, xy, y_norm2 = problem
-        w = np.zeros(xy.size) if coef_init is None else np.array(coef_init)
-        coefs = np.empty((alphas.size, xy.size))
-        sweeps = np.empty(alphas.size, dtype=np.intc)
-        gaps = np.empty(alphas.size)
-        converged = np.empty(alphas.size, dtype=np.uint8)
-        # lasso_path's penalties are per sample; the kernel's are on X'X's scale.
-        tol_scaled, n_solved = lasso_gram_path(
-            gram,
-            xy,
-            y_norm2,
-            alphas * self.X.shape[0],
-            w,
-            coefs,
-            sweeps,
-            gaps,
-            converged,
-            max_iter,
-            tol,
-            # No penalty takes more than max_iter sweeps (an infinite limit too).
-            max_iter if sweep_limit is None else int(min(sweep_limit, max_iter)),
-        )
-        for gap in gaps[:n_solved][converged[:n_solved] == 0]:
-            warnings.warn(
-                "Objective did not converge. You might want to increase the "
-                "number of iterations, check the scale of the features or "
-                "consider increasing regularisation. "
-                f"Duality gap: {gap:.6e}, tolerance: {tol_scaled:.3e}",
-                ConvergenceWarning,
-                stacklevel=2,
-            )
-        return coefs[:n_solved].T, int(sweeps[:n_solved].max())
+    @staticmethod
+    def block(stacked, predictors):
+        """The ``predictors`` x ``predictors`` block of every fold, in C order."""
+        return stacked.take(predictors, axis=1).take(predictors, axis=2)
 
 
 class _SlowDescent(Exception):
@@ -164,23 +132,33 @@ class _SlowDescent(Exception):
 class _FoldCoordinateDescent:
     """Coordinate-descent paths of one node on all folds, warm starts along the grid.
 
-    With a ``sweep_limit``, ``path`` raises :class:`_SlowDescent` as soon as a
-    penalty needs more sweeps than that.
+    :func:`sklearn.linear_model.lasso_path` with the Gram matrix of each fold's
+    weighted design ``X[:, predictors] * scale``, computed by
+    ``lasso_gram_paths`` to the same bits without its per-penalty overhead (the
+    folds in one call), and with its ``ConvergenceWarning`` where a penalty
+    runs out of sweeps. With a ``sweep_limit``, ``path`` raises
+    :class:`_SlowDescent` as soon as a penalty needs more sweeps than that.
     """
 
     # Penalties between two early-stop checks: each costs a fit per fold, so
     # frequent checks limit the fits wasted past the stop.
     chunk = 10
 
-    def __init__(self, blocks, node, predictors, scales, tol, max_iter, sweep_limit):
-        self.blocks, self.node, self.scales = blocks, node, scales
-        self.tol, self.max_iter = tol, max_iter
-        self.sweep_limit = sweep_limit
-        self.problems = [
-            block.weighted(node, predictors, scale)
-            for block, scale in zip(blocks, scales, strict=True)
-        ]
-        self.warm = [None] * len(blocks)
+    def __init__(self, folds, node, predictors, scales, tol, max_iter, sweep_limit):
+        # Each fold's Gram matrix, X'y and y'y: computed once per node and
+        # reused for every chunk.
+        self.gram = folds.block(folds.gram, predictors)
+        self.gram *= scales[:, :, None] * scales[:, None, :]
+        self.xy = folds.gram[:, :, node].take(predictors, axis=1) * scales
+        self.y_norm2 = np.array([np.dot(X[:, node], X[:, node]) for X in folds.X])
+        # lasso_path's penalties are per sample; the kernel's on X'X's scale.
+        self.n_train = folds.n_train[:, None]
+        self.scales, self.tol, self.max_iter = scales, tol, max_iter
+        # No penalty takes more than max_iter sweeps (an infinite limit too).
+        self.sweep_limit = (
+            max_iter if sweep_limit is None else int(min(sweep_limit, max_iter))
+        )
+        self.warm = np.zeros(scales.shape)  # the kernel leaves the last solutions
 
     def path(self, alphas):
         """Coefficients of every fold at ``alphas``, shape (n_folds, n_predictors, m).
@@ -188,26 +166,51 @@ class _FoldCoordinateDescent:
         On the original (unweighted) predictor scale; ``alphas`` continue the
         decreasing sequence of the previous call.
         """
-        coefs = np.empty((len(self.blocks), self.scales.shape[1], alphas.size))
-        for fold, block in enumerate(self.blocks):
-            scaled, sweeps = block.path(
-                self.node,
-                self.problems[fold],
-                alphas,
-                self.tol,
-                self.max_iter,
-                self.warm[fold],
-                self.sweep_limit,
+        n_folds, n_predictors = self.xy.shape
+        coefs = np.empty((n_folds, alphas.size, n_predictors))
+        sweeps = np.empty((n_folds, alphas.size), dtype=np.intc)
+        gaps = np.empty((n_folds, alphas.size))
+        # Penalties past a stop count as converged: they warn of nothing.
+        converged = np.ones((n_folds, alphas.size), dtype=np.uint8)
+        n_solved_folds, n_solved = lasso_gram_paths(
+            self.gram,
+            self.xy,
+            self.y_norm2,
+            alphas * self.n_train,
+            self.warm,
+            coefs,
+            sweeps,
+            gaps,
+            converged,
+            self.max_iter,
+            self.tol,
+            self.sweep_limit,
+        )
+        for fold, penalty in zip(*np.nonzero(converged == 0), strict=True):
+            warnings.warn(
+                "Objective did not converge. You might want to increase the "
+                "number of iterations, check the scale of the features or "
+                "consider increasing regularisation. "
+                f"Duality gap: {gaps[fold, penalty]:.6e}, "
+                f"tolerance: {self.tol * self.y_norm2[fold]:.3e}",
+                ConvergenceWarning,
+                stacklevel=2,
             )
-            if self.sweep_limit is not None and sweeps > self.sweep_limit:
-                raise _SlowDescent
-            self.warm[fold] = scaled[:, -1]
-            coefs[fold] = scaled * self.scales[fold][:, None]
-        return coefs
+        if sweeps[n_solved_folds - 1, n_solved - 1] > self.sweep_limit:
+            raise _SlowDescent
+        # C order, as the products with the held-out rows expect.
+        return np.multiply(coefs.transpose(0, 2, 1), self.scales[:, :, None], order="C")
 
 
 class _HomotopyFailure(Exception):
     """The exact path could not be followed (degenerate data)."""
+
+
+_HOMOTOPY_FAILURES = {
+    Outcome.COLLINEAR: "entering predictor collinear with active ones",
+    Outcome.TOO_MANY_KNOTS: "too many knots",
+    Outcome.NOT_OPTIMAL: "optimality conditions violated",
+}
 
 
 class _FoldHomotopy:
@@ -223,7 +226,9 @@ class _FoldHomotopy:
     is the largest ``alpha`` below the current one at which some ``|c_j|``
     reaches ``alpha`` (``j`` enters with the sign of ``c_j``) or some active
     coefficient reaches 0 (it leaves). All folds step to their own next knot
-    together, in batched arrays.
+    together, in the compiled loop of ``_lasso_paths.LassoHomotopy``, which
+    also checks the solutions' optimality conditions; this class sets up its
+    problems.
 
     ``inv(G_AA)`` is updated by one rank-one term per knot instead of a solve,
     and kept as ``D^-1 inv(R_AA) D^-1`` with ``D`` the norms of the weighted
@@ -236,115 +241,31 @@ class _FoldHomotopy:
     # test errors) costs as much as several knots, so checks are sparser.
     chunk = 20
 
-    def __init__(self, blocks, node, predictors, scales):
-        n_train = np.array([block.X.shape[0] for block in blocks], dtype=float)
-        sub = np.ix_(predictors, predictors)
-        gram = np.stack([block.gram[sub] for block in blocks])
-        norms = np.sqrt(np.diagonal(gram, axis1=1, axis2=2))
-        products = norms[:, :, None] * norms[:, None, :]
-        self.correlation = np.divide(
-            gram, products, out=np.zeros_like(gram), where=products > 0
-        )
-        self.gram = gram * (scales[:, :, None] * scales[:, None, :])
-        self.gram /= n_train[:, None, None]
-        self.xy = np.stack([block.gram[predictors, node] for block in blocks])
-        self.xy *= scales / n_train[:, None]
+    def __init__(self, folds, node, predictors, scales):
+        n_train = folds.n_train.astype(float)
+        gram = folds.block(folds.gram, predictors)
+        correlation = folds.block(folds.correlation, predictors)
+        norms = folds.norms.take(predictors, axis=1)
+        gram *= scales[:, :, None] * scales[:, None, :]
+        gram /= n_train[:, None, None]
+        xy = folds.gram[:, :, node].take(predictors, axis=1)
+        xy *= scales / n_train[:, None]
         # Predictors without variance or weight have q_j = 0 and never enter.
         weighted_norms = norms * np.abs(scales) / np.sqrt(n_train[:, None])
-        self.inverse_norms = np.divide(
+        inverse_norms = np.divide(
             1.0, weighted_norms, out=np.zeros_like(norms), where=weighted_norms > 0
         )
         self.scales = scales
-        self.active = np.zeros(scales.shape, dtype=bool)
-        self.signs = np.zeros(scales.shape)
-        self.inverse = np.zeros(gram.shape)  # inv(R_AA), zero outside A
-        self.alpha = np.full(len(blocks), np.inf)  # top of the current segment
-        self.knots_left = _MAX_KNOTS_PER_PREDICTOR * predictors.size
-        self._solve_segment()
-
-    def _solve_segment(self):
-        """Segment ``u - alpha v`` of every fold and the knot that ends it."""
-        scaling = self.inverse_norms[:, :, None]
-        uv = self.inverse @ (np.stack([self.xy, self.signs], axis=-1) * scaling)
-        uv *= scaling
-        self.u, self.v = uv[..., 0], uv[..., 1]
-        slopes = self.gram @ uv
-        self.a, b = self.xy - slopes[..., 0], slopes[..., 1]
-        # Knot of each predictor: numerator / denominator when both are
-        # positive. Inactive j: c_j reaches sigma * alpha, sigma = sign(a_j), at
-        # |a_j| / (1 - sigma b_j). Active j: w_j reaches 0 at u_j / v_j, but only
-        # if it shrinks as alpha decreases, i.e. -s_j u_j > 0 and -s_j v_j > 0.
-        # These conditions also discard the event that created the segment
-        # (it sits at the segment's top).
-        numerators = np.where(self.active, -self.signs * self.u, np.abs(self.a))
-        denominators = np.where(
-            self.active, -self.signs * self.v, 1.0 - np.sign(self.a) * b
+        self.kernel = LassoHomotopy(
+            gram,
+            correlation,
+            xy,
+            inverse_norms,
+            _MAX_KNOTS_PER_PREDICTOR * predictors.size,
+            _MIN_PIVOT,
+            _ZERO_RTOL,
+            _KKT_RTOL,
         )
-        knots = np.divide(
-            numerators,
-            denominators,
-            out=np.zeros_like(numerators),
-            where=(numerators > 0) & (denominators > 0),
-        )
-        knots[knots > self.alpha[:, None]] = 0.0
-        self.next_predictor = np.argmax(knots, axis=1)
-        self.next_alpha = knots[np.arange(len(knots)), self.next_predictor]
-
-    def _update_inverse(self, stepping, entering):
-        """Add (``entering``) or remove the next predictor of the ``stepping`` folds.
-
-        Bordering, with ``H = inv(R_AA)``: adding ``j`` adds ``x x' / d`` with
-        ``x = H R_:j - e_j`` and ``d = 1 - R_j: H R_:j``; removing ``j``
-        subtracts ``H_:j H_j: / H_jj``. The other folds get a zero update,
-        cheaper than selecting the stepping ones.
-        """
-        rows = np.arange(len(stepping))
-        predictor = self.next_predictor
-        column = self.correlation[rows, :, predictor]
-        projected = (self.inverse @ column[:, :, None])[:, :, 0]
-        direction = np.where(
-            entering[:, None], projected, self.inverse[rows, :, predictor]
-        )
-        direction[rows, predictor] -= entering
-        pivot = np.where(
-            entering,
-            1.0 - np.sum(column * projected, axis=1),
-            -self.inverse[rows, predictor, predictor],
-        )
-        if np.any(stepping & entering & (pivot < _MIN_PIVOT)):
-            raise _HomotopyFailure("entering predictor collinear with active ones")
-        factor = np.divide(1.0, pivot, out=np.zeros_like(pivot), where=stepping)
-        self.inverse += (factor[:, None] * direction)[:, :, None] * direction[:, None]
-        # Exact zeros outside the active set: a removal leaves rounding residue.
-        leaving = np.flatnonzero(stepping & ~entering)
-        self.inverse[leaving, predictor[leaving], :] = 0.0
-        self.inverse[leaving, :, predictor[leaving]] = 0.0
-
-    def _step(self, stepping):
-        """Move the ``stepping`` folds to their next knot; solve the new segments."""
-        self.knots_left -= 1
-        if self.knots_left < 0:
-            raise _HomotopyFailure("too many knots")
-        folds = np.arange(len(stepping))
-        entering = ~self.active[folds, self.next_predictor]
-        self._update_inverse(stepping, entering)
-        folds, entering = folds[stepping], entering[stepping]
-        predictor = self.next_predictor[stepping]
-        self.active[folds, predictor] = entering
-        self.signs[folds, predictor] = entering * np.sign(self.a[folds, predictor])
-        self.alpha[stepping] = self.next_alpha[stepping]
-        self._solve_segment()
-
-    def _check_optimality(self, coefs, alphas):
-        """Raise unless ``coefs`` (weighted scale) satisfy the lasso conditions."""
-        correlations = self.xy[:, :, None] - self.gram @ coefs
-        excess = np.where(
-            coefs != 0,
-            np.abs(correlations - np.sign(coefs) * alphas),
-            np.abs(correlations) - alphas,
-        )
-        if not np.all(excess <= _KKT_RTOL * alphas):  # also False on NaN
-            raise _HomotopyFailure("optimality conditions violated")
 
     def path(self, alphas):
         """Coefficients of every fold at ``alphas``, shape (n_folds, n_predictors, m).
@@ -352,25 +273,14 @@ class _FoldHomotopy:
         On the original (unweighted) predictor scale; ``alphas`` continue the
         decreasing sequence of the previous call.
         """
-        coefs = np.zeros((*self.xy.shape, alphas.size))
-        while True:
-            folds, columns = np.nonzero(
-                (alphas <= self.alpha[:, None]) & (alphas >= self.next_alpha[:, None])
-            )
-            coefs[folds, :, columns] = (
-                self.u[folds] - alphas[columns, None] * self.v[folds]
-            )
-            stepping = self.next_alpha > alphas[-1]
-            if not stepping.any():
-                break
-            self._step(stepping)
-        curvature = np.diagonal(self.gram, axis1=1, axis2=2)[:, :, None]
-        coefs[np.abs(coefs) * curvature <= _ZERO_RTOL * alphas] = 0.0
-        self._check_optimality(coefs, alphas)
+        coefs = np.zeros((*self.scales.shape, alphas.size))
+        outcome = self.kernel.path(alphas, coefs)
+        if outcome != Outcome.OK:
+            raise _HomotopyFailure(_HOMOTOPY_FAILURES[outcome])
         return coefs * self.scales[:, :, None]
 
 
-def _cv_paths(solver, blocks, node, predictors, grid, stop_ratio):
+def _cv_paths(solver, folds, node, predictors, grid, stop_ratio):
     """Fold test errors and fold coefficient paths of one node along ``grid``.
 
     Returns
@@ -380,25 +290,28 @@ def _cv_paths(solver, blocks, node, predictors, grid, stop_ratio):
     paths : ndarray of shape (n_folds, n_predictors, n_evaluated)
         Coefficients on the original (unweighted) predictor scale.
     """
-    errors = np.full((len(blocks), grid.size), np.nan)
+    errors = np.full((len(folds), grid.size), np.nan)
     chunk = grid.size if predictors.size <= _SMALL_PROBLEM else solver.chunk
     paths = []
     for start in range(0, grid.size, chunk):
         stop = min(start + chunk, grid.size)
         coefs = solver.path(grid[start:stop])
         paths.append(coefs)
-        for fold, block in enumerate(blocks):
-            residuals = (
-                block.X_test[:, [node]] - block.X_test[:, predictors] @ coefs[fold]
-            )
-            errors[fold, start:stop] = np.mean(residuals**2, axis=0)
+        held_out_errors(
+            folds.held_out,
+            folds.offsets,
+            node,
+            predictors,
+            coefs,
+            errors[:, start:stop],
+        )
         mean = errors[:, :stop].mean(axis=0)
         if stop_ratio is not None and mean[-1] > stop_ratio * mean.min():
             break
     return errors, np.concatenate(paths, axis=2)
 
 
-def _node_cv_paths(blocks, node, predictors, scales, grid, tol, max_iter, stop_ratio):
+def _node_cv_paths(folds, node, predictors, scales, grid, tol, max_iter, stop_ratio):
     """``_cv_paths`` of one node, by the faster solver for its size and conditioning.
 
     Small nodes go to the homotopy directly. Larger ones start with coordinate
@@ -407,27 +320,25 @@ def _node_cv_paths(blocks, node, predictors, scales, grid, tol, max_iter, stop_r
     when the homotopy fails (e.g. duplicated predictors). The third value
     returned says whether the homotopy solved the node.
     """
-    attempts = [lambda: _FoldHomotopy(blocks, node, predictors, scales)]
+    attempts = [lambda: _FoldHomotopy(folds, node, predictors, scales)]
     if np.count_nonzero(scales, axis=1).max() > _HOMOTOPY_MAX_PREDICTORS:
         attempts.insert(
             0,
             lambda: _FoldCoordinateDescent(
-                blocks, node, predictors, scales, tol, max_iter, _SWEEP_LIMIT
+                folds, node, predictors, scales, tol, max_iter, _SWEEP_LIMIT
             ),
         )
     for make_solver in attempts:
         try:
             solver = make_solver()
-            errors, paths = _cv_paths(
-                solver, blocks, node, predictors, grid, stop_ratio
-            )
+            errors, paths = _cv_paths(solver, folds, node, predictors, grid, stop_ratio)
         except (_SlowDescent, _HomotopyFailure):
             continue
         return errors, paths, isinstance(solver, _FoldHomotopy)
     solver = _FoldCoordinateDescent(
-        blocks, node, predictors, scales, tol, max_iter, sweep_limit=None
+        folds, node, predictors, scales, tol, max_iter, sweep_limit=None
     )
-    return (*_cv_paths(solver, blocks, node, predictors, grid, stop_ratio), False)
+    return (*_cv_paths(solver, folds, node, predictors, grid, stop_ratio), False)
 
 
 def _full_fit(full, node, predictors, scale, alphas, tol, max_iter, exact):
@@ -439,15 +350,15 @@ def _full_fit(full, node, predictors, scale, alphas, tol, max_iter, exact):
     """
     if exact:
         try:
-            return _FoldHomotopy([full], node, predictors, scale[None]).path(alphas)[
+            return _FoldHomotopy(full, node, predictors, scale[None]).path(alphas)[
                 0, :, -1
             ]
         except _HomotopyFailure:
             pass
-    coefs, _ = full.path(
-        node, full.weighted(node, predictors, scale), alphas, tol, max_iter
+    descent = _FoldCoordinateDescent(
+        full, node, predictors, scale[None], tol, max_iter, sweep_limit=None
     )
-    return coefs[:, -1] * scale
+    return descent.path(alphas)[0, :, -1]
 
 
 def nodewise_lasso(
@@ -514,18 +425,18 @@ def nodewise_lasso(
     fold_coef = np.zeros((len(folds), n_features, n_features))
     alpha = np.zeros(n_features)
     cv_errors = np.full((n_features, len(folds), n_alphas), np.nan)
-    blocks = [_CenteredBlock(Z, train, test) for train, test in folds]
-    full = _CenteredBlock(Z, np.arange(n_samples))
+    centred = _CenteredFolds(Z, folds)
+    full = _CenteredFolds(Z, [(np.arange(n_samples), None)])
     for node in range(n_features):
         predictors = np.flatnonzero(weights[node] + fold_weights[:, node].sum(axis=0))
         if predictors.size == 0 or grids[node, 0] <= 0:
             # No (weighted) predictor correlates with the node: the fit is
             # the intercept alone at any penalty.
-            for fold, block in enumerate(blocks):
-                cv_errors[node, fold] = np.mean(block.X_test[:, node] ** 2)
+            for fold, X_test in enumerate(centred.X_test):
+                cv_errors[node, fold] = np.mean(X_test[:, node] ** 2)
             continue
         errors, paths, exact = _node_cv_paths(
-            blocks,
+            centred,
             node,
             predictors,
             fold_weights[:, node, predictors],

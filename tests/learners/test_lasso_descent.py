@@ -13,8 +13,11 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import lasso_path
 from sklearn.utils.fixes import parse_version
 
-from skggm_bench.learners._lasso_descent import lasso_gram_path
-from skggm_bench.learners._nodewise_lasso import _CenteredBlock
+from skggm_bench.learners._lasso_descent import lasso_gram_path, lasso_gram_paths
+from skggm_bench.learners._nodewise_lasso import (
+    _CenteredFolds,
+    _FoldCoordinateDescent,
+)
 
 # Gap safe screening entered scikit-learn's Gram coordinate descent in 1.8
 # (scikit-learn PR 31987); before it, the two iterations differ at the
@@ -136,17 +139,86 @@ def test_node_path_warns_where_sweeps_run_out():
     """The node-wise lasso's path raises scikit-learn's ConvergenceWarning once
     per penalty that ``max_iter`` sweeps did not solve, and none otherwise."""
     X, _ = problem(7)
-    block = _CenteredBlock(X, np.arange(X.shape[0]))
+    blocks = _CenteredFolds(X, [(np.arange(X.shape[0]), None)])
     predictors = np.arange(1, X.shape[1])
-    problem_ = block.weighted(0, predictors, np.ones(predictors.size))
+    scales = np.ones((1, predictors.size))
     alphas = 0.01 * np.logspace(0.0, -2.0, 5)
+    descent = _FoldCoordinateDescent(blocks, 0, predictors, scales, 1e-12, 1, None)
     with pytest.warns(ConvergenceWarning, match="Duality gap") as caught:
-        block.path(0, problem_, alphas, 1e-12, 1)
+        descent.path(alphas)
     assert len(caught) == alphas.size
+    descent = _FoldCoordinateDescent(blocks, 0, predictors, scales, 1e-4, 10_000, None)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        coefs, sweeps = block.path(0, problem_, alphas, 1e-4, 10_000)
-    assert coefs.shape == (predictors.size, alphas.size) and sweeps >= 1
+        coefs = descent.path(alphas)
+    assert coefs.shape == (1, predictors.size, alphas.size)
+
+
+def test_several_problems_in_one_call_are_each_solved_alone():
+    """``lasso_gram_paths`` (the folds of a node in one call, each on its own
+    penalties) gives each problem's ``lasso_gram_path`` bits, warm starts and
+    sweeps, and stops after the first problem that passes the sweep limit."""
+    stopped_within = 0
+    for seed in range(12):
+        rng = np.random.default_rng(seed)
+        k = int(rng.integers(1, 40))
+        mixing = 0.5 * rng.standard_normal((k, k)) * (seed % 2)
+        designs = [rng.standard_normal((int(rng.integers(5, 80)), k)) for _ in range(4)]
+        designs = [X + X @ mixing for X in designs]
+        designs = [np.asfortranarray(X - X.mean(axis=0)) for X in designs]
+        ys = [X @ rng.standard_normal(k) + rng.standard_normal(len(X)) for X in designs]
+        alphas = np.logspace(0.0, -3.0, 12)
+        starts = rng.standard_normal((len(designs), k)) * (seed % 3 == 0)
+        alone = [
+            kernel_path(X, y, alphas, 1000, start=start)
+            for X, y, start in zip(designs, ys, starts, strict=True)
+        ]
+        # A limit the first problem stays within; later ones may not.
+        limit = int(alone[0][1].max())
+        for sweep_limit in (1000, limit):
+            shape = (len(designs), alphas.size)
+            coefs = np.empty((*shape, k))
+            sweeps = np.empty(shape, dtype=np.intc)
+            gaps = np.empty(shape)
+            converged = np.ones(shape, dtype=np.uint8)
+            w = starts.copy()
+            n_problems, n_solved = lasso_gram_paths(
+                np.stack([X.T @ X for X in designs]),
+                np.stack([X.T @ y for X, y in zip(designs, ys, strict=True)]),
+                np.array([np.dot(y, y) for y in ys]),
+                alphas * np.array([[len(X)] for X in designs]),
+                w,
+                coefs,
+                sweeps,
+                gaps,
+                converged,
+                1000,
+                1e-4,
+                sweep_limit,
+            )
+            for index, (expected, expected_sweeps, _, last) in enumerate(alone):
+                if index == n_problems:
+                    break
+                solved = alphas.size if index < n_problems - 1 else n_solved
+                np.testing.assert_array_equal(
+                    coefs[index, :solved].T, expected[:, :solved]
+                )
+                np.testing.assert_array_equal(
+                    sweeps[index, :solved], expected_sweeps[:solved]
+                )
+                if solved == alphas.size:
+                    np.testing.assert_array_equal(w[index], last)
+            stops = [
+                index
+                for index, (_, expected_sweeps, _, _) in enumerate(alone)
+                if (expected_sweeps > sweep_limit).any()
+            ]
+            assert n_problems == (stops[0] + 1 if stops else len(designs))
+            if stops:
+                first_past = int(np.argmax(alone[stops[0]][1] > sweep_limit))
+                assert n_solved == first_past + 1
+                stopped_within += stops[0] < len(designs) - 1
+    assert stopped_within >= 2
 
 
 def test_stops_after_the_first_penalty_past_the_sweep_limit():

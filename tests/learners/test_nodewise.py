@@ -17,7 +17,7 @@ from skggm_bench.learners import (
 )
 from skggm_bench.learners._cross_validation import make_folds
 from skggm_bench.learners._nodewise_lasso import (
-    _CenteredBlock,
+    _CenteredFolds,
     _FoldCoordinateDescent,
     _FoldHomotopy,
     nodewise_lasso,
@@ -151,7 +151,7 @@ def test_homotopy_paths_equal_converged_coordinate_descent(chain_data):
     Z, _ = standardize_columns(chain_data)
     p = Z.shape[1]
     folds = make_folds(5, Z.shape[0], random_state=0)
-    blocks = [_CenteredBlock(Z, train, test) for train, test in folds]
+    blocks = _CenteredFolds(Z, folds)
     grid = np.logspace(0.0, -3.5, 60)  # from above every alpha_max (|r| <= 1)
     rng = np.random.default_rng(0)
     for node in (0, 6, 11):
