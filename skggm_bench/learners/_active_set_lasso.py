@@ -56,7 +56,10 @@ from ._active_set_kernel import active_set_iterations
 # takes 6-8 at p = 100-400. A failed lasso step goes to the homotopy, cheap over
 # a short step (a penalty ratio of _SHORT_STEP or closer, as between StARS's
 # grid points): there 6 iterations were the fastest of 4, 6, 10 and 20 for StARS
-# on the methods preset's cells (p = 50).
+# on the methods preset's cells (p = 50). These timings, and the continuation
+# ratio's below, were taken with the NumPy iteration that the compiled kernel
+# replaced, and not re-taken: a new choice could move results at the
+# tolerance's level, which the kernel's introduction was not to do.
 _MAX_ITER = 20
 _SHORT_STEP = 0.5
 _SHORT_STEP_MAX_ITER = 6
