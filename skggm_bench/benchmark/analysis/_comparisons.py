@@ -98,8 +98,8 @@ class _Comparison:
         self,
         frame: pd.DataFrame,
         metric: str,
-        levels: tuple[object, object],
-        arguments: tuple[str, str],
+        from_level: object,
+        to_level: object,
         axis: object,
         by: object,
         tie_tolerance: object,
@@ -107,10 +107,12 @@ class _Comparison:
         frame, metric = check_frame(frame, metric)
         tie_tolerance = check_tie_tolerance(tie_tolerance)
         self.axis = _check_axis(frame, axis)
+        # Named in errors as the public functions name them.
+        arguments = ("from_generator", "to_generator")
         self.levels = {
             side: _check_level(frame, self.axis, level, argument)
             for side, level, argument in zip(
-                ("from", "to"), levels, arguments, strict=True
+                ("from", "to"), (from_level, to_level), arguments, strict=True
             )
         }
         if self.levels["from"] == self.levels["to"]:
@@ -336,13 +338,7 @@ def rank_shift(
     """
     check_bootstrap(confidence, n_bootstrap)
     comparison = _Comparison(
-        frame,
-        metric,
-        (from_generator, to_generator),
-        ("from_generator", "to_generator"),
-        axis,
-        by,
-        tie_tolerance,
+        frame, metric, from_generator, to_generator, axis, by, tie_tolerance
     )
     return _shift_table(comparison, metric, confidence, n_bootstrap, random_state)
 
@@ -611,13 +607,7 @@ def generator_agreement(
     """
     check_bootstrap(confidence, n_bootstrap)
     comparison = _Comparison(
-        frame,
-        metric,
-        (from_generator, to_generator),
-        ("from_generator", "to_generator"),
-        axis,
-        by,
-        tie_tolerance,
+        frame, metric, from_generator, to_generator, axis, by, tie_tolerance
     )
     return _agreement_table(comparison, metric, confidence, n_bootstrap, random_state)
 
@@ -691,13 +681,7 @@ def compare(
     """
     check_bootstrap(confidence, n_bootstrap)
     comparison = _Comparison(
-        frame,
-        metric,
-        (from_generator, to_generator),
-        ("from_generator", "to_generator"),
-        axis,
-        by,
-        tie_tolerance,
+        frame, metric, from_generator, to_generator, axis, by, tie_tolerance
     )
     return (
         _shift_table(comparison, metric, confidence, n_bootstrap, random_state),

@@ -29,13 +29,7 @@ from skggm_bench.benchmark.analysis._ranking import (
 
 def comparison(frame):
     return _Comparison(
-        frame,
-        "f1",
-        ("DD", "TO"),
-        ("from_generator", "to_generator"),
-        "generator",
-        ("density", "n_samples"),
-        1e-4,
+        frame, "f1", "DD", "TO", "generator", ("density", "n_samples"), 1e-4
     )
 
 
