@@ -11,7 +11,7 @@ from sklearn.utils._param_validation import StrOptions
 
 from ..utils._validation import Interval
 from ._glasso_descent import exactly_symmetric, symmetric_part
-from ._glasso_path import certificate, graphical_lasso_path
+from ._glasso_path import certified_path
 from ._utils import validate_samples
 
 # A certificate above this (relative to the largest variance), or above twice
@@ -242,26 +242,14 @@ class ExactGraphicalLasso(EmpiricalCovariance):
         start = None
         if self.warm_start and previous is not None and previous.shape == S.shape:
             start = previous
-        # The solver leaves the solutions of its descent unchecked: the
-        # certificate below is the check (one inverse per penalty, not two),
-        # and a penalty where it misses tol is solved again with the solver's
-        # own checks and Newton steps, from there (not where the solver gave
-        # up: its Newton steps were already checked).
         # A precomputed S is its symmetric part already (_covariance_of).
-        precomputed = self.covariance == "precomputed"
-        precisions, solved = graphical_lasso_path(
-            S, alphas, start=start, tol=self.tol, check=False, symmetric=precomputed
+        precisions, residuals, covariance = certified_path(
+            S,
+            alphas,
+            start=start,
+            tol=self.tol,
+            symmetric=self.covariance == "precomputed",
         )
-        residuals = np.empty(alphas.size)
-        for k, (K, alpha) in enumerate(zip(precisions, alphas, strict=True)):
-            # The last inverse is the covariance of the fit, exactly symmetric.
-            residuals[k], covariance = certificate(S, K, alpha)
-            if residuals[k] > self.tol and solved[k]:
-                again = K if covariance is not None else start
-                precisions[k] = graphical_lasso_path(
-                    S, [alpha], again, self.tol, symmetric=precomputed
-                )[0][0]
-                residuals[k], covariance = certificate(S, precisions[k], alpha)
         if residuals.max() > max(_CERTIFICATE_TOL, 2 * self.tol):
             worst = alphas[np.argmax(residuals)]
             warnings.warn(

@@ -112,14 +112,13 @@ def test_warm_start_reuses_the_previous_solution(monkeypatch):
     X = sparse_gaussian_data(80, 25, 4, scale_columns=True)
     S = empirical_covariance(X)
     starts = []
-    solve = exact_module.graphical_lasso_path
+    solve = exact_module.certified_path
 
-    def spy(S, alphas, start=None, tol=1e-10, check=True, symmetric=False):
-        if not check:  # the fit's first call (a second only checks and finishes)
-            starts.append(start)
-        return solve(S, alphas, start, tol, check, symmetric)
+    def spy(S, alphas, start=None, tol=1e-10, symmetric=False):
+        starts.append(start)
+        return solve(S, alphas, start, tol, symmetric)
 
-    monkeypatch.setattr(exact_module, "graphical_lasso_path", spy)
+    monkeypatch.setattr(exact_module, "certified_path", spy)
     model = ExactGraphicalLasso(alpha=penalty(S, 0.5), warm_start=True).fit(X)
     first = model.precision_.copy()
     model.set_params(alpha=penalty(S, 0.3)).fit(X)

@@ -12,7 +12,6 @@ from sklearn.covariance import empirical_covariance
 from sklearn.preprocessing import StandardScaler
 from sparse_data import sparse_gaussian_data
 
-import skggm_bench.learners._exact_graphical_lasso as exact_module
 import skggm_bench.learners._glasso_descent as descent_module
 import skggm_bench.learners._glasso_path as glasso_path
 from skggm_bench.learners import ExactGraphicalLasso
@@ -272,13 +271,13 @@ def test_a_fit_whose_unchecked_descent_misses_tol_is_solved_again(monkeypatch):
     S = COVARIANCES["sparse"]()
     largest = np.abs(S - np.diag(np.diag(S))).max()
     calls = []
-    solve = glasso_path.graphical_lasso_path
+    solve = glasso_path._solve_path
 
-    def spy(S, alphas, start=None, tol=1e-10, check=True, symmetric=False):
+    def spy(S, alphas, start, tol, check, symmetric):
         calls.append(check)
         return solve(S, alphas, start, tol, check, symmetric)
 
-    monkeypatch.setattr(exact_module, "graphical_lasso_path", spy)
+    monkeypatch.setattr(glasso_path, "_solve_path", spy)
     monkeypatch.setattr(glasso_path, "_DESCENT_SHARES", (1e6, 0.01))
     model = ExactGraphicalLasso(alpha=0.3 * largest, covariance="precomputed")
     model.fit(S)

@@ -211,6 +211,52 @@ def test_the_certificate_factorises_a_copy_of_the_lower_triangle():
     assert glasso_path.certificate(S, -K, alpha) == (np.inf, None)
 
 
+def test_the_certificate_in_a_work_array_is_the_same_to_the_bit():
+    """With ``work``, the certificate factorises and inverts in the caller's
+    array (the inverse returned is ``work`` itself): the same residual and
+    inverse bit for bit, ``K`` left as it is, whatever ``work`` held; and
+    ``(inf, None)`` where ``K`` is not positive definite."""
+    S = empirical_covariance(sparse_gaussian_data(60, 25, 6, scale_columns=True))
+    alpha = path_penalties(S)[3]
+    K = glasso_path.graphical_lasso_path(S, [alpha])[0][0]
+    kept = K.copy()
+    expected = glasso_path.certificate(S, K, alpha)
+    work = np.full_like(K, np.nan)
+    violation, W = glasso_path.certificate(S, K, alpha, work)
+    assert W is work or np.shares_memory(W, work)
+    assert violation == expected[0]
+    np.testing.assert_array_equal(W, expected[1])
+    np.testing.assert_array_equal(K, kept)
+    assert glasso_path.certificate(S, -K, alpha, work) == (np.inf, None)
+
+
+@pytest.mark.parametrize("count", [1, 4])
+@pytest.mark.parametrize("start", [None, "warm"])
+def test_certified_path_is_the_unchecked_path_and_its_certificates(count, start):
+    """``certified_path`` returns the unchecked path's solutions (``check=False``),
+    each with its certificate from a fresh inverse, and the last one's inverse,
+    bit for bit as computed one by one: the descent's spare ``W`` it factorises
+    in changes nothing. ``S`` and the start are left as they are."""
+    S = empirical_covariance(sparse_gaussian_data(60, 25, 4, scale_columns=True))
+    alphas = path_penalties(S, count=6)[-count:]
+    warm = None if start is None else np.linalg.inv(S + np.eye(25))
+    kept = S.copy(), None if warm is None else warm.copy()
+    expected, _ = glasso_path.graphical_lasso_path(S, alphas, warm, check=False)
+    certificates = [
+        glasso_path.certificate(S, K, a) for K, a in zip(expected, alphas, strict=True)
+    ]
+    # The last penalty's descent solved the whole matrix: its W is the spare.
+    assert glasso_path._solve_path(S, alphas, warm, 1e-10, False, False)[2] is not None
+    precisions, residuals, covariance = glasso_path.certified_path(S, alphas, warm)
+    np.testing.assert_array_equal(precisions, expected)
+    np.testing.assert_array_equal(residuals, [c[0] for c in certificates])
+    np.testing.assert_array_equal(covariance, certificates[-1][1])
+    assert residuals.max() <= 1e-10
+    np.testing.assert_array_equal(S, kept[0])
+    if warm is not None:
+        np.testing.assert_array_equal(warm, kept[1])
+
+
 @pytest.mark.parametrize(("n", "p", "seed"), SHAPES)
 def test_path_matches_scikit_learn_run_to_a_tight_tolerance(n, p, seed):
     S = empirical_covariance(
