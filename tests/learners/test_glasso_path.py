@@ -175,6 +175,32 @@ def test_a_symmetric_covariance_is_only_scaled(scale, order):
     np.testing.assert_array_equal(S, kept)
 
 
+@pytest.mark.parametrize("largest", [1.0, 1.5, 3.7, 0.3])
+def test_a_covariance_is_solved_at_a_power_of_two_scale(monkeypatch, largest):
+    """The path solves ``S / c`` for the power of two ``c`` that puts the
+    largest variance in [1, 2): exact, so ``S`` and ``4 S`` give the same
+    solutions up to the factor 4 bit for bit, and an exactly symmetric ``S``
+    already at that scale is read where it is, not copied."""
+    S = empirical_covariance(sparse_gaussian_data(60, 25, 4, scale_columns=True))
+    S = 0.5 * (S + S.T)
+    S *= largest / np.diag(S).max()
+    alphas = path_penalties(S, count=3)
+    seen = []
+    descend = glasso_path._descend
+
+    def spy(S, *args):
+        seen.append(S)
+        return descend(S, *args)
+
+    monkeypatch.setattr(glasso_path, "_descend", spy)
+    precisions, solved = glasso_path.graphical_lasso_path(S, alphas, symmetric=True)
+    assert solved.all() and seen
+    # The whole matrix is one component at the smallest penalty: S itself.
+    assert any(np.shares_memory(block, S) for block in seen) == (1 <= largest < 2)
+    scaled, _ = glasso_path.graphical_lasso_path(4 * S, 4 * alphas, symmetric=True)
+    np.testing.assert_array_equal(scaled, precisions / 4)
+
+
 @pytest.mark.parametrize("start", [None, "warm"])
 def test_one_penalty_is_scaled_in_its_own_place(start):
     """A path of one penalty returns its solution scaled back in place (no
