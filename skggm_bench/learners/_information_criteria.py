@@ -8,6 +8,7 @@ from sklearn.base import BaseEstimator, MetaEstimatorMixin, _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods
 
+from ..metrics import fitted_learner, precision_from_estimator
 from ..utils._validation import RANDOM_STATE, Interval
 from ._penalty_search import (
     PENALTY_WITHOUT_PAIRS,
@@ -19,6 +20,22 @@ from ._penalty_search import (
     precision_path,
 )
 from ._utils import standardize_columns, validate_samples
+
+
+def _likelihood_precision(fitted, X: np.ndarray) -> np.ndarray | None:
+    """The ``precision_`` of a fit on the scale of ``X``; None if it has none.
+
+    A learner is read as it is. One reached through a Pipeline or a fitted
+    search has its precision mapped back through the pipeline's rescaling
+    steps (:func:`~skggm_bench.metrics.precision_from_estimator`): the
+    likelihood is that of ``X``, not of the data as the steps transformed it.
+    """
+    learner, _ = fitted_learner(fitted)
+    if learner is fitted:
+        return getattr(fitted, "precision_", None)
+    if getattr(learner, "precision_", None) is None:
+        return None
+    return precision_from_estimator(fitted, X=X)
 
 
 def gaussian_ebic(
@@ -203,7 +220,7 @@ class EBIC(ProtocolAttributesMixin, MetaEstimatorMixin, BaseEstimator):
             fits = Parallel(n_jobs=self.n_jobs)(
                 delayed(fit_at)(self.estimator, self.param, a, X) for a in alphas
             )
-            precisions = [getattr(fitted, "precision_", None) for fitted in fits]
+            precisions = [_likelihood_precision(fitted, X) for fitted in fits]
         centred = X - X.mean(axis=0)
         covariance = centred.T @ centred / n_samples
         criterion = np.empty(alphas.size)
@@ -211,7 +228,7 @@ class EBIC(ProtocolAttributesMixin, MetaEstimatorMixin, BaseEstimator):
             if precision is None:
                 raise TypeError(
                     f"EBIC needs a likelihood, i.e. precision_, which "
-                    f"{type(fits[k]).__name__} does not expose."
+                    f"{fitted_learner(fits[k])[1]} does not expose."
                 )
             criterion[k] = gaussian_ebic(precision, covariance, n_samples, self.gamma)
         if not np.any(np.isfinite(criterion)):

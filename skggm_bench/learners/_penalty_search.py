@@ -12,6 +12,7 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.utils._param_validation import HasMethods
 
+from ..metrics import fitted_learner
 from ..utils._validation import Interval
 from ._glasso_path import plain_graphical_lasso_path
 
@@ -89,17 +90,21 @@ def fitted_edges(fitted) -> np.ndarray:
 
     The first two rules of the learner protocol (``skggm_bench.metrics``),
     with exact zeros: the selection criteria count the edges a sparse learner
-    decided, not those a tolerance would keep.
+    decided, not those a tolerance would keep. A Pipeline is read through its
+    final step and a fitted search through its best estimator, as the metrics
+    read them (:func:`~skggm_bench.metrics.fitted_learner`): a rescaling step
+    changes no zero.
     """
-    adjacency = getattr(fitted, "adjacency_", None)
+    learner, where = fitted_learner(fitted)
+    adjacency = getattr(learner, "adjacency_", None)
     if adjacency is not None:
         edges = np.asarray(adjacency, dtype=bool).copy()
     else:
-        precision = getattr(fitted, "precision_", None)
+        precision = getattr(learner, "precision_", None)
         if precision is None:
             raise TypeError(
-                f"{type(fitted).__name__} exposes neither adjacency_ nor precision_ "
-                "after fit, so its edges cannot be read."
+                f"{where} exposes neither adjacency_ nor precision_ after fit, so "
+                "its edges cannot be read."
             )
         edges = np.asarray(precision) != 0
     np.fill_diagonal(edges, False)

@@ -21,7 +21,21 @@ from skggm_bench.learners import (
     gaussian_ebic,
     huge_subsample_size,
 )
-from skggm_bench.metrics import edge_scores_from_estimator, edges_from_estimator
+from skggm_bench.metrics import (
+    edge_scores_from_estimator,
+    edges_from_estimator,
+    precision_from_estimator,
+)
+
+
+class NoEdges(BaseEstimator):
+    """A learner that exposes no protocol attribute after fit."""
+
+    def __init__(self, alpha=0.1):
+        self.alpha = alpha
+
+    def fit(self, X, y=None):
+        return self
 
 
 def chain_data(n=150, p=12, seed=0, rho=0.4):
@@ -187,6 +201,60 @@ def test_searches_expose_the_chosen_fit_protocol_attributes(search, attributes):
         edge_scores_from_estimator(search),
         edge_scores_from_estimator(search.best_estimator_),
     )
+
+
+def test_searches_read_a_pipeline_or_a_search_as_the_metrics_do():
+    """StARS, RIC and EBIC tune a Pipeline (its final step read as the metrics
+    read it, a rescaling step changing no zero) the same as the learner alone,
+    and a fitted search; EBIC's likelihood is that of the data, the precision
+    mapped back through the pipeline's rescaling; a final step with no
+    protocol attribute is named in the error."""
+    X = chain_data(n=120, p=10, seed=7)
+    alphas = [0.5, 0.3, 0.2, 0.1]
+    alone = StARS(
+        ThresholdedCorrelation(), alphas=alphas, n_subsamples=4, random_state=0
+    )
+    piped = StARS(
+        make_pipeline(StandardScaler(), ThresholdedCorrelation()),
+        param="thresholdedcorrelation__alpha",
+        alphas=alphas,
+        n_subsamples=4,
+        random_state=0,
+    )
+    alone.fit(X)
+    piped.fit(X)
+    assert piped.alpha_ == alone.alpha_
+    np.testing.assert_array_equal(piped.edge_frequencies_, alone.edge_frequencies_)
+    np.testing.assert_allclose(
+        edge_scores_from_estimator(piped), edge_scores_from_estimator(alone)
+    )
+    np.testing.assert_array_equal(
+        edges_from_estimator(piped), edges_from_estimator(alone)
+    )
+    ric = RIC(
+        make_pipeline(NeighbourhoodSelection()),
+        param="neighbourhoodselection__alpha",
+        random_state=0,
+    ).fit(X)
+    assert ric.alpha_ == RIC(NeighbourhoodSelection(), random_state=0).fit(X).alpha_
+    scaled = 3.0 * X
+    ebic = EBIC(
+        make_pipeline(StandardScaler(), CLIME()), param="clime__alpha", alphas=alphas
+    ).fit(scaled)
+    covariance = np.cov(scaled, rowvar=False, bias=True)
+    for alpha, criterion in zip(ebic.alphas_, ebic.criterion_, strict=True):
+        fit = make_pipeline(StandardScaler(), CLIME(alpha=alpha)).fit(scaled)
+        precision = precision_from_estimator(fit, X=scaled)
+        expected = gaussian_ebic(precision, covariance, scaled.shape[0], ebic.gamma)
+        np.testing.assert_allclose(criterion, expected, rtol=1e-12)
+    with pytest.raises(
+        TypeError, match=r"NoEdges \(final step 'noedges' of a Pipeline\)"
+    ):
+        StARS(
+            make_pipeline(StandardScaler(), NoEdges()),
+            param="noedges__alpha",
+            alphas=[0.5],
+        ).fit(X)
 
 
 # -- EBIC -----------------------------------------------------------------------
