@@ -2,8 +2,8 @@
 # cython: initializedcheck=False
 """Block coordinate descent for the graphical lasso, compiled.
 
-One component of the screened problem (``S`` at unit scale, ``alpha`` its
-penalty), from a positive definite covariance ``W`` with ``W_ii = S_ii`` and the
+One component of the screened problem (``S`` scaled so that its largest
+variance lies in [1, 2), ``alpha`` its penalty), from a positive definite covariance ``W`` with ``W_ii = S_ii`` and the
 regression coefficients ``B`` of its precision (``B[j, k] = -K_jk / K_jj``,
 ``B[j, j] = 0``). Each step of a sweep holds every column but ``j`` of ``W``
 fixed and maximises ``log det W`` over column ``j`` within the box
@@ -16,11 +16,13 @@ solved by coordinate descent, after which column ``j`` of ``W`` becomes
 ``W_11 beta``. ``W`` stays positive definite (each step raises ``log det W``
 from a feasible point), so each lasso is strictly convex.
 
-The work of a step is kept to the support: ``W_11 beta`` is rebuilt from the
-non-zero coefficients alone (``W`` changed since the column was last visited),
-each coordinate move updates it with one ``axpy`` of a row of ``W``, and
-coordinate descent sweeps the active coefficients until they settle before a
-full pass checks the zeros. At the graphical lasso's typical penalties (a few
+The work of a step is kept to the support: coordinate descent sweeps the
+active coefficients on their gathered Gram matrix until they settle, then
+``W_11 beta`` is rebuilt from the non-zero coefficients alone (``W`` changed
+since the column was last visited) to check the zeros; a zero outside the
+penalty joins the active coefficients for the next sweeps on the Gram matrix,
+rather than being moved against all of ``W_11 beta``. At the graphical lasso's
+typical penalties (a few
 per cent of the pairs) a sweep of all columns costs a few times ``p^2``
 multiply-adds, against ``p^3`` for the inverse a Newton step needs.
 
